@@ -1,0 +1,14 @@
+#include "roles/role.hpp"
+
+namespace fed::agent {
+
+std::string_view to_string(Role role) {
+  switch (role) {
+    case Role::Node: return "node";
+    case Role::Manager: return "manager";
+    case Role::EtcdProxy: return "etcd-proxy";
+  }
+  return "unknown";
+}
+
+}  // namespace fed::agent
