@@ -1,0 +1,57 @@
+# shellcheck shell=bash
+# One cluster's control plane inside its own namespace: etcd (mTLS), kube-apiserver
+# (TLS, Node+RBAC authorization), kube-controller-manager and kube-scheduler.
+
+start_control_plane() {
+  local c=$1 d p ns
+  d=$(cdir "$c"); p="$d/pki"; ns=$(ns_cp "$c")
+  mkdir -p "$d/logs" "$d/etcd"
+  chmod 700 "$d/etcd"
+  start_daemon "c$c-etcd" "$ns" "$d/logs/etcd.log" "$TB_BIN/etcd" \
+    --name "c$c" --data-dir "$d/etcd" \
+    --listen-client-urls https://127.0.0.1:2379 --advertise-client-urls https://127.0.0.1:2379 \
+    --listen-peer-urls https://127.0.0.1:2380 --initial-advertise-peer-urls https://127.0.0.1:2380 \
+    --initial-cluster "c$c=https://127.0.0.1:2380" --initial-cluster-state new \
+    --cert-file "$p/etcd-server.crt" --key-file "$p/etcd-server.key" \
+    --trusted-ca-file "$p/etcd-ca.crt" --client-cert-auth \
+    --peer-cert-file "$p/etcd-server.crt" --peer-key-file "$p/etcd-server.key" \
+    --peer-trusted-ca-file "$p/etcd-ca.crt" --peer-client-cert-auth \
+    --listen-metrics-urls http://127.0.0.1:2381 \
+    --quota-backend-bytes 4294967296 --snapshot-count 10000 --log-level warn
+  start_daemon "c$c-apiserver" "$ns" "$d/logs/kube-apiserver.log" "$TB_BIN/kube-apiserver" \
+    --advertise-address "$(cp_lan_ip "$c")" --bind-address 0.0.0.0 --secure-port 6443 \
+    --etcd-servers https://127.0.0.1:2379 --etcd-cafile "$p/etcd-ca.crt" \
+    --etcd-certfile "$p/apiserver-etcd-client.crt" --etcd-keyfile "$p/apiserver-etcd-client.key" \
+    --client-ca-file "$p/ca.crt" --tls-cert-file "$p/apiserver.crt" --tls-private-key-file "$p/apiserver.key" \
+    --kubelet-client-certificate "$p/apiserver-kubelet-client.crt" \
+    --kubelet-client-key "$p/apiserver-kubelet-client.key" --kubelet-certificate-authority "$p/ca.crt" \
+    --service-cluster-ip-range "$(service_cidr "$c")" \
+    --service-account-issuer https://kubernetes.default.svc \
+    --service-account-key-file "$p/sa.pub" --service-account-signing-key-file "$p/sa.key" \
+    --authorization-mode Node,RBAC --enable-admission-plugins NodeRestriction \
+    --kubelet-preferred-address-types InternalIP \
+    --allow-privileged=true --profiling=false --event-ttl 1h --v 1
+  wait_for "c$c kube-apiserver /readyz" 120 in_ns "$ns" curl -sfk --max-time 2 https://127.0.0.1:6443/readyz ||
+    { tail -20 "$d/logs/kube-apiserver.log" >&2; die "c$c: kube-apiserver did not become ready (log: $d/logs/kube-apiserver.log)"; }
+  start_daemon "c$c-controller-manager" "$ns" "$d/logs/kube-controller-manager.log" "$TB_BIN/kube-controller-manager" \
+    --kubeconfig "$d/controller-manager.kubeconfig" \
+    --authentication-kubeconfig "$d/controller-manager.kubeconfig" \
+    --authorization-kubeconfig "$d/controller-manager.kubeconfig" \
+    --bind-address 127.0.0.1 --leader-elect=false --use-service-account-credentials=true \
+    --service-account-private-key-file "$p/sa.key" --root-ca-file "$p/ca.crt" \
+    --cluster-signing-cert-file "$p/ca.crt" --cluster-signing-key-file "$p/ca.key" \
+    --cluster-cidr "$(pod_cidr "$c")" --service-cluster-ip-range "$(service_cidr "$c")" \
+    --allocate-node-cidrs=false --controllers '*,-nodeipam' --profiling=false --v 1
+  start_daemon "c$c-scheduler" "$ns" "$d/logs/kube-scheduler.log" "$TB_BIN/kube-scheduler" \
+    --kubeconfig "$d/scheduler.kubeconfig" \
+    --authentication-kubeconfig "$d/scheduler.kubeconfig" \
+    --authorization-kubeconfig "$d/scheduler.kubeconfig" \
+    --bind-address 127.0.0.1 --leader-elect=false --profiling=false --v 1
+  host_forward "$c"
+  wait_for "c$c API on 127.0.0.1:$(host_port "$c")" 30 kubectl_c "$c" get --raw /readyz ||
+    die "c$c: API server not reachable through the host forward"
+  # kube-apiserver reaches kubelets (logs, exec, /configz) with this identity.
+  kubectl_c "$c" get clusterrolebinding fedtb:apiserver-kubelet-client >/dev/null 2>&1 ||
+    kubectl_c "$c" create clusterrolebinding fedtb:apiserver-kubelet-client \
+      --clusterrole system:kubelet-api-admin --user kube-apiserver-kubelet-client >/dev/null
+}

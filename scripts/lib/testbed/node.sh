@@ -1,0 +1,149 @@
+# shellcheck shell=bash
+# A real node: a namespace holding its own containerd (own root, state, socket, CNI dirs),
+# a kubelet under its own cgroup root, and kube-proxy in iptables mode (legacy backend).
+
+CGROUP_SUBSYSTEMS="cpu cpuacct cpuset memory devices freezer blkio pids systemd unified"
+
+ensure_node_cgroup() {
+  local root=$1 s dir
+  for s in $CGROUP_SUBSYSTEMS; do
+    [ -d "/sys/fs/cgroup/$s" ] || continue
+    dir="/sys/fs/cgroup/$s/$root"
+    mkdir -p "$dir"
+    if [ "$s" = cpuset ]; then
+      cat /sys/fs/cgroup/cpuset/cpuset.cpus >"$dir/cpuset.cpus"
+      cat /sys/fs/cgroup/cpuset/cpuset.mems >"$dir/cpuset.mems"
+    fi
+  done
+}
+
+write_node_configs() {
+  local c=$1 k=$2 nd nr p
+  nd=$(ndir "$c" "$k"); nr=$(nrun "$c" "$k"); p="$(cdir "$c")/pki"
+  mkdir -p "$nd/cni/net.d" "$nd/cni/ipam" "$nd/kubelet" "$nd/pod-logs" "$nd/volume-plugins" "$nr" "$nd/logs"
+  cat >"$nd/containerd.toml" <<TOML
+version = 2
+root = "$nd/containerd"
+state = "$nr/containerd"
+disabled_plugins = ["io.containerd.snapshotter.v1.btrfs", "io.containerd.snapshotter.v1.aufs", "io.containerd.snapshotter.v1.zfs", "io.containerd.snapshotter.v1.devmapper", "io.containerd.internal.v1.tracing"]
+[grpc]
+  address = "$nr/containerd.sock"
+[ttrpc]
+  address = "$nr/containerd.sock.ttrpc"
+[plugins."io.containerd.internal.v1.opt"]
+  path = "$nd/opt"
+[plugins."io.containerd.grpc.v1.cri"]
+  sandbox_image = "$PAUSE_IMAGE"
+  netns_mounts_under_state_dir = true
+  stream_server_address = "127.0.0.1"
+  enable_unprivileged_ports = true
+  # This machine refuses to lower oom_score_adj; keep pods at or above containerd's own.
+  restrict_oom_score_adj = true
+  [plugins."io.containerd.grpc.v1.cri".containerd]
+    snapshotter = "overlayfs"
+    default_runtime_name = "runc"
+    [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]
+      runtime_type = "io.containerd.runc.v2"
+      [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]
+        SystemdCgroup = false
+  [plugins."io.containerd.grpc.v1.cri".cni]
+    bin_dir = "/usr/lib/cni"
+    conf_dir = "$nd/cni/net.d"
+TOML
+  cat >"$nd/cni/net.d/10-fedtb.conflist" <<JSON
+{
+  "cniVersion": "1.0.0",
+  "name": "fedtb",
+  "plugins": [
+    {
+      "type": "bridge", "bridge": "cni0", "isGateway": true, "ipMasq": false, "hairpinMode": true,
+      "ipam": {
+        "type": "host-local",
+        "dataDir": "$nd/cni/ipam",
+        "ranges": [[{ "subnet": "$(node_pod_cidr "$c" "$k")" }]],
+        "routes": [{ "dst": "0.0.0.0/0" }]
+      }
+    },
+    { "type": "portmap", "capabilities": { "portMappings": true } }
+  ]
+}
+JSON
+  : >"$nd/resolv.conf"   # no DNS server: nothing in a pod may resolve names outside the testbed
+  cat >"$nd/kubelet-config.yaml" <<YAML
+apiVersion: kubelet.config.k8s.io/v1beta1
+kind: KubeletConfiguration
+address: $(node_lan_ip "$c" "$k")
+port: 10250
+readOnlyPort: 0
+healthzBindAddress: 127.0.0.1
+healthzPort: 10248
+authentication:
+  anonymous: { enabled: false }
+  webhook: { enabled: true }
+  x509: { clientCAFile: $p/ca.crt }
+authorization: { mode: Webhook }
+tlsCertFile: $p/node$k-serving.crt
+tlsPrivateKeyFile: $p/node$k-serving.key
+containerRuntimeEndpoint: unix://$nr/containerd.sock
+cgroupDriver: cgroupfs
+cgroupRoot: /${TB_PREFIX}-c$c-node$k
+cgroupsPerQOS: true
+enforceNodeAllocatable: ["pods"]
+failSwapOn: false
+failCgroupV1: false
+resolvConf: $nd/resolv.conf
+clusterDomain: cluster.local
+podLogsDir: $nd/pod-logs
+volumePluginDir: $nd/volume-plugins
+evictionHard: { memory.available: "100Mi", nodefs.available: "1%", imagefs.available: "1%", nodefs.inodesFree: "1%" }
+imageGCHighThresholdPercent: 100
+imageGCLowThresholdPercent: 99
+serializeImagePulls: false
+localStorageCapacityIsolation: false
+hairpinMode: hairpin-veth
+maxPods: 110
+YAML
+  cat >"$nd/kube-proxy-config.yaml" <<YAML
+apiVersion: kubeproxy.config.k8s.io/v1alpha1
+kind: KubeProxyConfiguration
+clientConnection: { kubeconfig: $(cdir "$c")/kube-proxy.kubeconfig }
+mode: iptables
+hostnameOverride: node$k
+bindAddress: 0.0.0.0
+clusterCIDR: $(pod_cidr "$c")
+metricsBindAddress: 127.0.0.1:10249
+healthzBindAddress: 0.0.0.0:10256
+conntrack: { maxPerCore: 0, min: 0, tcpEstablishedTimeout: 0s, tcpCloseWaitTimeout: 0s }
+iptables: { syncPeriod: 10s, minSyncPeriod: 0s }
+YAML
+}
+
+start_node() {
+  local c=$1 k=$2 nd nr ns
+  nd=$(ndir "$c" "$k"); nr=$(nrun "$c" "$k"); ns=$(ns_node "$c" "$k")
+  write_node_configs "$c" "$k"
+  ensure_node_cgroup "${TB_PREFIX}-c$c-node$k"
+  start_daemon "c$c-node$k-containerd" "$ns" "$nd/logs/containerd.log" containerd --config "$nd/containerd.toml"
+  wait_for "c$c/node$k containerd" 30 ctr -a "$nr/containerd.sock" version ||
+    die "c$c/node$k: containerd did not start (log: $nd/logs/containerd.log)"
+  import_images "$nr/containerd.sock"
+  start_daemon "c$c-node$k-kubelet" "$ns" "$nd/logs/kubelet.log" "$TB_BIN/kubelet" \
+    --config "$nd/kubelet-config.yaml" --kubeconfig "$nd/kubelet.kubeconfig" \
+    --root-dir "$nd/kubelet" --cert-dir "$nd/kubelet/pki" \
+    --hostname-override "node$k" --node-ip "$(node_lan_ip "$c" "$k")" \
+    --node-labels "fedtb.io/cluster=c$c$([ "$k" = 1 ] && echo ",fedtb.io/gateway=true")" --v 1
+  start_daemon "c$c-node$k-kube-proxy" "$ns" "$nd/logs/kube-proxy.log" "$TB_BIN/kube-proxy" \
+    --config "$nd/kube-proxy-config.yaml" --v 1
+}
+
+# Records the node's PodCIDR on its Node object (the testbed allocates, not the controller-manager).
+finish_node() {
+  local c=$1 k=$2
+  wait_for "c$c/node$k registration" 90 kubectl_c "$c" get node "node$k" ||
+    die "c$c/node$k: kubelet did not register (log: $(ndir "$c" "$k")/logs/kubelet.log)"
+  local cidr; cidr=$(node_pod_cidr "$c" "$k")
+  if [ -z "$(kubectl_c "$c" get node "node$k" -o jsonpath='{.spec.podCIDR}')" ]; then
+    kubectl_c "$c" patch node "node$k" --type merge \
+      -p "{\"spec\":{\"podCIDR\":\"$cidr\",\"podCIDRs\":[\"$cidr\"]}}" >/dev/null
+  fi
+}
