@@ -73,4 +73,6 @@ wait_for() {
   done
 }
 
-kubectl_c() { local c=$1; shift; kubectl --kubeconfig "$(cdir "$c")/admin.kubeconfig" "$@"; }
+# The testbed's own kubectl, built at the same version as the clusters.
+KUBECTL=${KUBECTL:-$TB_BIN/kubectl}
+kubectl_c() { local c=$1; shift; "$KUBECTL" --kubeconfig "$(cdir "$c")/admin.kubeconfig" "$@"; }

@@ -53,10 +53,12 @@ testbed_down() {
 }
 
 # Lists what is left; empty output means a clean machine (the e2e test checks each kind).
-testbed_leftovers() {
+# Runs in a subshell without errexit: finding nothing is the normal, successful case.
+testbed_leftovers() (
+  set +e +o pipefail
   local pids keep
   keep=$(ancestors | tr '\n' '|')
-  pids=$(testbed_pids | sort -u | grep -vxE "${keep%|}|$BASHPID" | tr '\n' ' ')
+  pids=$(testbed_pids | sort -u | grep -vxE "${keep%|}|$BASHPID" | tr '\n' ' ' || true)
   [ -n "${pids// /}" ] && echo "processes: $pids"
   ip netns list 2>/dev/null | awk '{print $1}' | grep "^$TB_PREFIX-" | sed 's/^/netns: /'
   awk -v a="$TB_STATE" -v b="$TB_RUN" '$5 ~ "^"a || $5 ~ "^"b {print "mount: "$5}' /proc/self/mountinfo
@@ -65,4 +67,4 @@ testbed_leftovers() {
   [ -e "$TB_STATE" ] && echo "dir: $TB_STATE"
   [ -e "$TB_RUN" ] && echo "dir: $TB_RUN"
   true
-}
+)

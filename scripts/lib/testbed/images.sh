@@ -81,3 +81,37 @@ import_images() {
       die "importing $t into $sock failed"
   done
 }
+
+# build_binary_image REF OUT_TAR BIN...: an image holding BINs in /usr/local/bin with every
+# shared library they load (from ldd), for the project's own binaries (fed-agent).
+build_binary_image() {
+  local ref=$1 out=$2; shift 2
+  local r; r=$(mktemp -d)
+  mkdir -p "$r/usr/local/bin" "$r/tmp" "$r/etc"
+  chmod 1777 "$r/tmp"
+  local b lib
+  for b in "$@"; do
+    [ -x "$b" ] || die "image $ref: $b is not an executable"
+    cp -L "$b" "$r/usr/local/bin/"
+    for lib in $(ldd "$b" 2>/dev/null | grep -oE '/[^ ]+\.so[^ ]*' | sort -u); do
+      mkdir -p "$r$(dirname "$lib")"
+      cp -L "$lib" "$r$lib"
+    done
+  done
+  printf 'root:x:0:0:root:/root:/bin/false\nnobody:x:65534:65534:nobody:/:/bin/false\n' >"$r/etc/passwd"
+  cp /etc/ssl/certs/ca-certificates.crt "$r/etc/ca-certificates.crt" 2>/dev/null || true
+  build_oci_image "$ref" "$r" "[\"/usr/local/bin/$(basename "$1")\"]" "$out"
+  rm -rf "$r"
+}
+
+# load_image_everywhere TAR: imports an image into every real node of every cluster.
+load_image_everywhere() {
+  local tar=$1 sock n=0
+  for sock in "$TB_RUN"/c*-node*/containerd.sock; do
+    [ -S "$sock" ] || continue
+    ctr -a "$sock" -n k8s.io images import "$tar" >/dev/null || die "importing $tar into $sock failed"
+    n=$((n + 1))
+  done
+  [ $n -gt 0 ] || die "no running node to load $tar into (scripts/testbed up first)"
+  log "loaded $(basename "$tar") into $n node(s)"
+}

@@ -1,0 +1,31 @@
+# shellcheck shell=bash
+# Helpers for e2e tests written in bash: each check prints what it verified; the first
+# failure ends the test with a non-zero exit and the evidence.
+set -euo pipefail
+
+REPO=${FED_SOURCE_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
+TESTBED="$REPO/scripts/testbed"
+checks=0
+
+KUBECTL=${KUBECTL:-$("$TESTBED" kubectl-path)}
+export PATH="$(dirname "$KUBECTL"):$PATH"   # scripts in the tests call plain `kubectl`
+k() { local c=$1; shift; kubectl --kubeconfig "$("$TESTBED" kubeconfig "$c")" "$@"; }
+
+pass() { checks=$((checks + 1)); echo "ok $checks - $*"; }
+fail() { echo "FAIL - $*" >&2; exit 1; }
+
+# expect_eq WHAT ACTUAL EXPECTED
+expect_eq() { [ "$2" = "$3" ] && pass "$1" || fail "$1: got '$2', want '$3'"; }
+
+# eventually SECONDS WHAT CMD...: retries CMD until it succeeds.
+eventually() {
+  local seconds=$1 what=$2; shift 2
+  local deadline=$((SECONDS + seconds))
+  until "$@" >/dev/null 2>&1; do
+    [ $SECONDS -ge $deadline ] && fail "$what (not true within ${seconds}s)"
+    sleep 1
+  done
+  pass "$what"
+}
+
+finish() { echo "$checks passed, 0 failed"; }
