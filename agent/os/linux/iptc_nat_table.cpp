@@ -191,8 +191,11 @@ Status apply(fed_iptc* h, const NatChanges& changes) {
       }
     }
   }
+  // Flush all first: a chain being deleted may still be jumped to from another one.
   for (const auto& chain : changes.delete_chains) {
     if (fed_iptc_flush_chain(h, chain.c_str()) == 0) return iptc_error("flush", chain, errno);
+  }
+  for (const auto& chain : changes.delete_chains) {
     if (fed_iptc_delete_chain(h, chain.c_str()) == 0) return iptc_error("delete", chain, errno);
   }
   return ok();

@@ -1,5 +1,5 @@
 /* See iptc_shim.h. Builds and parses ipt_entry blobs: ip header match, an optional comment
- * match, and a standard, DNAT/SNAT (revision 0) or NETMAP (revision 0) target. */
+ * match, and a standard, DNAT/SNAT (revision 2) or NETMAP (revision 0) target. */
 #include "iptc_shim.h"
 
 #include <arpa/inet.h>
@@ -49,15 +49,34 @@ int fed_iptc_is_chain(fed_iptc* f, const char* chain) {
   return iptc_is_chain(chain, f->h);
 }
 
+/* Reads the address range of a NAT target: revision 0 (IPv4 compat, NETMAP and old rules),
+ * 1 (nf_nat_range) or 2 (nf_nat_range2, what iptables writes for DNAT/SNAT today). */
 static void parse_nat_range(const struct xt_entry_target* t, struct fed_iptc_rule* r) {
-  const struct nf_nat_ipv4_multi_range_compat* mr = (const void*)t->data;
-  if (t->u.target_size < XT_ALIGN(sizeof *t + sizeof *mr) || mr->rangesize != 1 ||
-      (mr->range[0].flags & ~NF_NAT_RANGE_MAP_IPS) != 0) {
+  size_t have = t->u.target_size - sizeof *t;
+  unsigned flags = 0;
+  if (t->u.user.revision == 0) {
+    const struct nf_nat_ipv4_multi_range_compat* mr = (const void*)t->data;
+    if (have < sizeof *mr || mr->rangesize != 1) {
+      r->unmodelled = 1;
+      return;
+    }
+    flags = mr->range[0].flags;
+    r->to_min = ntohl(mr->range[0].min_ip);
+    r->to_max = ntohl(mr->range[0].max_ip);
+  } else if (t->u.user.revision == 1 || t->u.user.revision == 2) {
+    const struct nf_nat_range* nr = (const void*)t->data;
+    if (have < sizeof *nr) {
+      r->unmodelled = 1;
+      return;
+    }
+    flags = nr->flags;
+    r->to_min = ntohl(nr->min_addr.ip);
+    r->to_max = ntohl(nr->max_addr.ip);
+  } else {
     r->unmodelled = 1;
     return;
   }
-  r->to_min = ntohl(mr->range[0].min_ip);
-  r->to_max = ntohl(mr->range[0].max_ip);
+  if ((flags & ~(unsigned)NF_NAT_RANGE_MAP_IPS) != 0) r->unmodelled = 1;
 }
 
 static void parse_entry(const struct ipt_entry* e, struct xtc_handle* h, struct fed_iptc_rule* r) {
@@ -91,7 +110,6 @@ static void parse_entry(const struct ipt_entry* e, struct xtc_handle* h, struct 
     r->action = r->target[0] == 'D'   ? FED_IPTC_DNAT
                 : r->target[0] == 'S' ? FED_IPTC_SNAT
                                       : FED_IPTC_NETMAP;
-    if (t->u.user.revision != 0) r->unmodelled = 1;
     parse_nat_range(t, r);
   } else if (strcmp(r->target, IPTC_LABEL_RETURN) == 0) {
     r->action = FED_IPTC_RETURN;
@@ -132,11 +150,15 @@ static struct ipt_entry* build_entry(const struct fed_iptc_rule* r) {
   size_t match_size = r->comment[0] != '\0'
                           ? XT_ALIGN(sizeof(struct xt_entry_match) + sizeof(struct xt_comment_info))
                           : 0;
-  int nat =
-      r->action == FED_IPTC_DNAT || r->action == FED_IPTC_SNAT || r->action == FED_IPTC_NETMAP;
-  size_t target_size =
-      nat ? XT_ALIGN(sizeof(struct xt_entry_target) + sizeof(struct nf_nat_ipv4_multi_range_compat))
-          : XT_ALIGN(sizeof(struct xt_standard_target));
+  /* DNAT/SNAT as revision 2, which the iptables CLI writes and prints; NETMAP as revision 0,
+   * the only IPv4 revision the CLI knows. */
+  size_t target_size = XT_ALIGN(sizeof(struct xt_standard_target));
+  if (r->action == FED_IPTC_DNAT || r->action == FED_IPTC_SNAT) {
+    target_size = XT_ALIGN(sizeof(struct xt_entry_target) + sizeof(struct nf_nat_range2));
+  } else if (r->action == FED_IPTC_NETMAP) {
+    target_size =
+        XT_ALIGN(sizeof(struct xt_entry_target) + sizeof(struct nf_nat_ipv4_multi_range_compat));
+  }
   size_t size = XT_ALIGN(sizeof(struct ipt_entry)) + match_size + target_size;
   struct ipt_entry* e = calloc(1, size);
   if (e == NULL) {
@@ -168,11 +190,17 @@ static struct ipt_entry* build_entry(const struct fed_iptc_rule* r) {
       strcpy(t->u.user.name, IPTC_LABEL_RETURN);
       break;
     case FED_IPTC_DNAT:
-    case FED_IPTC_SNAT:
+    case FED_IPTC_SNAT: {
+      strcpy(t->u.user.name, r->action == FED_IPTC_DNAT ? "DNAT" : "SNAT");
+      t->u.user.revision = 2;
+      struct nf_nat_range2* nr = (void*)t->data;
+      nr->flags = NF_NAT_RANGE_MAP_IPS;
+      nr->min_addr.ip = htonl(r->to_min);
+      nr->max_addr.ip = htonl(r->to_max);
+      break;
+    }
     case FED_IPTC_NETMAP: {
-      strcpy(t->u.user.name, r->action == FED_IPTC_DNAT   ? "DNAT"
-                             : r->action == FED_IPTC_SNAT ? "SNAT"
-                                                          : "NETMAP");
+      strcpy(t->u.user.name, "NETMAP");
       struct nf_nat_ipv4_multi_range_compat* mr = (void*)t->data;
       mr->rangesize = 1;
       mr->range[0].flags = NF_NAT_RANGE_MAP_IPS;

@@ -61,12 +61,18 @@ Status set_loose_rp_filter(const std::string& dev) {
 struct NetlinkLinkManager::State {
   nl::SocketHandle sock;
 
-  // Builds a neighbour object on `device`'s index: FDB (AF_BRIDGE) or ARP (AF_INET).
-  Result<NeighHandle> neighbour(std::string_view device, int family) {
+  // Builds a permanent neighbour entry on `device` for `dst`: FDB (AF_BRIDGE, dst is the remote
+  // VTEP) or ARP (AF_INET). libnl takes the family from the first address set unless the family
+  // is set afterwards, so dst comes first.
+  Result<NeighHandle> neighbour(std::string_view device, int family, Ipv4 dst) {
     FED_ASSIGN_OR_RETURN(int idx, nl::ifindex(sock.get(), device));
     NeighHandle n(rtnl_neigh_alloc());
     if (!n) return fail(ErrorCode::Internal, "netlink: out of memory building a neighbour");
     rtnl_neigh_set_ifindex(n.get(), idx);
+    auto a = nl::make_addr(dst);
+    if (int err = rtnl_neigh_set_dst(n.get(), a.get()); err < 0) {
+      return nl::error("set neighbour destination " + dst.str(), err);
+    }
     rtnl_neigh_set_family(n.get(), family);
     rtnl_neigh_set_state(n.get(), NUD_PERMANENT);
     return n;
@@ -202,12 +208,10 @@ Status NetlinkLinkManager::delete_vxlan(std::string_view name) {
 }
 
 Status NetlinkLinkManager::add_fdb(std::string_view device, const FdbEntry& e) {
-  FED_ASSIGN_OR_RETURN(auto n, state_->neighbour(device, AF_BRIDGE));
+  FED_ASSIGN_OR_RETURN(auto n, state_->neighbour(device, AF_BRIDGE, e.remote));
   rtnl_neigh_set_flags(n.get(), NTF_SELF);
   auto mac = nl::make_addr(e.mac);
   rtnl_neigh_set_lladdr(n.get(), mac.get());
-  auto dst = nl::make_addr(e.remote);
-  rtnl_neigh_set_dst(n.get(), dst.get());
   if (int err = rtnl_neigh_add(state_->sock.get(), n.get(), NLM_F_CREATE | NLM_F_APPEND); err < 0) {
     return nl::error(
         "add fdb " + e.mac.str() + " dst " + e.remote.str() + " on " + std::string(device), err);
@@ -216,12 +220,10 @@ Status NetlinkLinkManager::add_fdb(std::string_view device, const FdbEntry& e) {
 }
 
 Status NetlinkLinkManager::delete_fdb(std::string_view device, const FdbEntry& e) {
-  FED_ASSIGN_OR_RETURN(auto n, state_->neighbour(device, AF_BRIDGE));
+  FED_ASSIGN_OR_RETURN(auto n, state_->neighbour(device, AF_BRIDGE, e.remote));
   rtnl_neigh_set_flags(n.get(), NTF_SELF);
   auto mac = nl::make_addr(e.mac);
   rtnl_neigh_set_lladdr(n.get(), mac.get());
-  auto dst = nl::make_addr(e.remote);
-  rtnl_neigh_set_dst(n.get(), dst.get());
   if (int err = rtnl_neigh_delete(state_->sock.get(), n.get(), 0); err < 0) {
     return nl::error("delete fdb " + e.mac.str() + " on " + std::string(device), err);
   }
@@ -229,9 +231,7 @@ Status NetlinkLinkManager::delete_fdb(std::string_view device, const FdbEntry& e
 }
 
 Status NetlinkLinkManager::add_neighbour(std::string_view device, const NeighbourEntry& e) {
-  FED_ASSIGN_OR_RETURN(auto n, state_->neighbour(device, AF_INET));
-  auto dst = nl::make_addr(e.ip);
-  rtnl_neigh_set_dst(n.get(), dst.get());
+  FED_ASSIGN_OR_RETURN(auto n, state_->neighbour(device, AF_INET, e.ip));
   auto mac = nl::make_addr(e.mac);
   rtnl_neigh_set_lladdr(n.get(), mac.get());
   if (int err = rtnl_neigh_add(state_->sock.get(), n.get(), NLM_F_CREATE | NLM_F_REPLACE);
@@ -242,9 +242,7 @@ Status NetlinkLinkManager::add_neighbour(std::string_view device, const Neighbou
 }
 
 Status NetlinkLinkManager::delete_neighbour(std::string_view device, const NeighbourEntry& e) {
-  FED_ASSIGN_OR_RETURN(auto n, state_->neighbour(device, AF_INET));
-  auto dst = nl::make_addr(e.ip);
-  rtnl_neigh_set_dst(n.get(), dst.get());
+  FED_ASSIGN_OR_RETURN(auto n, state_->neighbour(device, AF_INET, e.ip));
   if (int err = rtnl_neigh_delete(state_->sock.get(), n.get(), 0); err < 0) {
     return nl::error("delete neighbour " + e.ip.str() + " on " + std::string(device), err);
   }

@@ -56,10 +56,6 @@ Error error(std::string_view what, int nlerr) {
     case NLE_NOMEM:
       code = ErrorCode::Unavailable;
       break;
-    case NLE_INVAL:
-    case NLE_RANGE:
-      code = ErrorCode::Invalid;
-      break;
     default:
       break;
   }
