@@ -1,0 +1,30 @@
+#include "fabric/chain_names.hpp"
+
+#include <cctype>
+#include <cstdint>
+#include <cstdio>
+
+namespace fed::fabric {
+
+std::uint32_t fnv1a32(std::string_view s) {
+  std::uint32_t h = 2166136261u;
+  for (unsigned char c : s) {
+    h ^= c;
+    h *= 16777619u;
+  }
+  return h;
+}
+
+std::string mapping_chain(std::string_view cluster_id) {
+  constexpr std::size_t kReadable = 6;
+  std::string readable;
+  for (unsigned char c : cluster_id) {
+    if (readable.size() == kReadable) break;
+    if (std::isalnum(c)) readable.push_back(static_cast<char>(c));
+  }
+  char hash[9];
+  std::snprintf(hash, sizeof hash, "%08x", fnv1a32(cluster_id));
+  return "FED-MAP-" + readable + "-" + hash;
+}
+
+}  // namespace fed::fabric
