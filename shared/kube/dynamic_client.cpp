@@ -71,8 +71,9 @@ ApiResult<nlohmann::json> DynamicClient::get(const ResourceRef& ref) {
 }
 
 ApiResult<nlohmann::json> DynamicClient::list(const ResourceRef& collection,
-                                              const ListOptions& options) {
+                                              const ListOptions& options, std::stop_token stop) {
   ApiRequest req;
+  req.stop = std::move(stop);
   req.path = path_of(collection.collection());
   Query q;
   add_to_query(q, options);
@@ -81,13 +82,13 @@ ApiResult<nlohmann::json> DynamicClient::list(const ResourceRef& collection,
 }
 
 ApiResult<nlohmann::json> DynamicClient::list_all(const ResourceRef& collection,
-                                                  ListOptions options) {
+                                                  ListOptions options, std::stop_token stop) {
   if (options.limit <= 0) options.limit = kDefaultPageSize;
   const ListOptions first = options;
   bool restarted = false;
   nlohmann::json items = nlohmann::json::array();
   while (true) {
-    auto page = list(collection, options);
+    auto page = list(collection, options, stop);
     if (!page) {
       // The continue token expired (the snapshot was compacted): start over once.
       if (page.error().is_gone() && !options.continue_token.empty() && !restarted) {

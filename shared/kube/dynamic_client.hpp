@@ -5,6 +5,7 @@
 // apiVersion/kind/metadata through discovery. Thread-safe.
 
 #include <memory>
+#include <stop_token>
 #include <string>
 #include <string_view>
 
@@ -27,11 +28,14 @@ class DynamicClient final {
 
   ApiResult<nlohmann::json> get(const ResourceRef& ref);
   // One page of a collection (ref.name empty); options.limit/continue_token page through it.
-  ApiResult<nlohmann::json> list(const ResourceRef& collection, const ListOptions& options = {});
+  // `stop` cancels the request and its retries (informers pass theirs).
+  ApiResult<nlohmann::json> list(const ResourceRef& collection, const ListOptions& options = {},
+                                 std::stop_token stop = {});
   // Every page of a collection (pages of `options.limit`, default 500), as one List whose
   // metadata.resourceVersion is that of the snapshot. A continue token that expires mid-way
   // (410) restarts the listing from the first page once.
-  ApiResult<nlohmann::json> list_all(const ResourceRef& collection, ListOptions options = {});
+  ApiResult<nlohmann::json> list_all(const ResourceRef& collection, ListOptions options = {},
+                                     std::stop_token stop = {});
   // POST to the collection. The namespace of `ref` wins over the object's.
   ApiResult<nlohmann::json> create(const ResourceRef& collection, const nlohmann::json& object,
                                    const WriteOptions& options = {});

@@ -20,7 +20,9 @@ inline bool sleep_unless_stopped(std::chrono::nanoseconds d, const std::stop_tok
   std::mutex mu;
   std::condition_variable_any cv;
   std::unique_lock lock(mu);
-  return !cv.wait_for(lock, stop, d, [] { return false; });
+  // The predicate never holds: only a timeout or a stop request ends the wait.
+  cv.wait_for(lock, stop, d, [] { return false; });
+  return !stop.stop_requested();
 }
 
 }  // namespace fed::kube
