@@ -4,9 +4,12 @@ namespace fed::agent {
 
 std::string_view to_string(Role role) {
   switch (role) {
-    case Role::Node: return "node";
-    case Role::Manager: return "manager";
-    case Role::EtcdProxy: return "etcd-proxy";
+    case Role::Node:
+      return "node";
+    case Role::Manager:
+      return "manager";
+    case Role::EtcdProxy:
+      return "etcd-proxy";
   }
   return "unknown";
 }

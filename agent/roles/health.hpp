@@ -1,0 +1,43 @@
+#pragma once
+// /healthz, /readyz and /metrics for every role.
+//   /healthz (liveness): 200 while the main loop keeps ticking; 503 once it has stalled, so
+//            kubelet restarts a wedged agent.
+//   /readyz  (readiness): 200 once the role says it is ready, 503 before and while shutting down.
+//   /metrics: the Registry in Prometheus text format.
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+
+#include "http/server.hpp"
+#include "metrics/registry.hpp"
+#include "roles/role_runner.hpp"
+
+namespace fed::agent {
+
+// How long the main loop may go without a tick before /healthz fails.
+inline constexpr std::chrono::seconds kStallAfter{30};
+
+// Shared between the main loop (writer) and the HTTP threads (readers).
+class HealthState final {
+ public:
+  HealthState() { beat(); }
+  // Records that the main loop is alive; called on every tick.
+  void beat();
+  // Time since the last beat().
+  std::chrono::steady_clock::duration since_beat() const;
+  // Readiness is withdrawn as soon as shutdown begins.
+  void set_shutting_down() { shutting_down_ = true; }
+  bool shutting_down() const { return shutting_down_; }
+
+ private:
+  std::atomic<std::int64_t> last_beat_ns_{0};
+  std::atomic<bool> shutting_down_{false};
+};
+
+// Registers the three endpoints on `server`. Every argument must outlive the server's stop().
+void serve_health(http::Server& server, const HealthState& health, const RoleRunner& runner,
+                  const metrics::Registry& registry,
+                  std::chrono::steady_clock::duration stall_after = kStallAfter);
+
+}  // namespace fed::agent

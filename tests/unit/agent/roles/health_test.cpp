@@ -1,0 +1,122 @@
+#include "roles/health.hpp"
+
+#include <doctest/doctest.h>
+
+#include <atomic>
+#include <chrono>
+#include <thread>
+
+#include "metrics/registry.hpp"
+#include "roles/idle_runner.hpp"
+#include "roles/options.hpp"
+#include "shared/http/test_client.hpp"
+
+using namespace std::chrono_literals;
+using fed::http::test::body_of;
+using fed::http::test::get;
+using fed::http::test::status_line;
+
+namespace {
+
+class FakeRunner final : public fed::agent::RoleRunner {
+ public:
+  fed::agent::Role role() const override { return fed::agent::Role::Manager; }
+  fed::Status start(const fed::agent::RoleContext&) override { return fed::ok(); }
+  bool ready() const override { return ready_; }
+  void stop() override {}
+  std::atomic<bool> ready_{false};
+};
+
+std::unique_ptr<fed::http::Server> serve(const fed::agent::HealthState& health,
+                                         const fed::agent::RoleRunner& runner,
+                                         const fed::metrics::Registry& registry,
+                                         std::chrono::steady_clock::duration stall_after) {
+  fed::http::ServerOptions o;
+  o.bind_address = "127.0.0.1:0";
+  auto server = fed::http::Server::create(o);
+  REQUIRE(server);
+  fed::agent::serve_health(**server, health, runner, registry, stall_after);
+  REQUIRE((*server)->start());
+  return std::move(server).value();
+}
+
+}  // namespace
+
+TEST_CASE("/readyz follows the runner and turns 503 once shutdown begins") {
+  fed::agent::HealthState health;
+  FakeRunner runner;
+  fed::metrics::Registry registry;
+  auto server = serve(health, runner, registry, 30s);
+
+  const std::string before = get(server->port(), "/readyz");
+  CHECK(status_line(before) == "HTTP/1.1 503 Service Unavailable");
+  CHECK(body_of(before) == "role manager is not ready yet\n");
+
+  runner.ready_ = true;
+  CHECK(status_line(get(server->port(), "/readyz")) == "HTTP/1.1 200 OK");
+
+  health.set_shutting_down();
+  const std::string after = get(server->port(), "/readyz");
+  CHECK(status_line(after) == "HTTP/1.1 503 Service Unavailable");
+  CHECK(body_of(after) == "shutting down\n");
+}
+
+TEST_CASE("/healthz fails once the main loop stops ticking") {
+  fed::agent::HealthState health;
+  FakeRunner runner;
+  fed::metrics::Registry registry;
+  auto server = serve(health, runner, registry, 150ms);
+  CHECK(status_line(get(server->port(), "/healthz")) == "HTTP/1.1 200 OK");
+  std::this_thread::sleep_for(300ms);
+  const std::string stalled = get(server->port(), "/healthz");
+  CHECK(status_line(stalled) == "HTTP/1.1 503 Service Unavailable");
+  CHECK(body_of(stalled).find("main loop stalled for ") == 0);
+  health.beat();
+  CHECK(status_line(get(server->port(), "/healthz")) == "HTTP/1.1 200 OK");
+}
+
+TEST_CASE("/metrics serves the registry in the text format") {
+  fed::agent::HealthState health;
+  FakeRunner runner;
+  fed::metrics::Registry registry;
+  registry.counter("fed_test_total", "A test counter.").inc(2);
+  auto server = serve(health, runner, registry, 30s);
+  const std::string answer = get(server->port(), "/metrics");
+  CHECK(status_line(answer) == "HTTP/1.1 200 OK");
+  CHECK(answer.find("Content-Type: text/plain; version=0.0.4; charset=utf-8\r\n") !=
+        std::string::npos);
+  CHECK(body_of(answer) ==
+        "# HELP fed_test_total A test counter.\n# TYPE fed_test_total counter\nfed_test_total 2\n");
+}
+
+TEST_CASE("the idle runner is ready after start and not after stop") {
+  fed::agent::IdleRunner runner(fed::agent::Role::EtcdProxy);
+  fed::agent::AgentOptions options;
+  fed::metrics::Registry registry;
+  CHECK_FALSE(runner.ready());
+  REQUIRE(runner.start({options, registry}));
+  CHECK(runner.ready());
+  CHECK(runner.role() == fed::agent::Role::EtcdProxy);
+  runner.stop();
+  runner.stop();
+  CHECK_FALSE(runner.ready());
+}
+
+TEST_CASE("options: bind address is checked, klog levels map to log levels") {
+  fed::agent::AgentOptions options;
+  CHECK(options.bind_address == "0.0.0.0:9440");
+  CHECK(fed::agent::validate(options));
+  options.bind_address = "localhost";
+  auto bad = fed::agent::validate(options);
+  REQUIRE_FALSE(bad);
+  CHECK(bad.error().message().find("--bind-address: bind address \"localhost\": missing port") ==
+        0);
+  options.bind_address = "[::1]:0";
+  CHECK(fed::agent::validate(options));
+  options.verbosity = -1;
+  CHECK_FALSE(fed::agent::validate(options));
+  CHECK(fed::agent::log_verbosity(0) == 0);
+  CHECK(fed::agent::log_verbosity(2) == 1);
+  CHECK(fed::agent::log_verbosity(4) == 1);
+  CHECK(fed::agent::log_verbosity(6) == 2);
+}
