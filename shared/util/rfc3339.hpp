@@ -1,0 +1,19 @@
+#pragma once
+// RFC 3339 timestamps as Kubernetes writes them (metav1.Time, ExecCredential expiry).
+
+#include <chrono>
+#include <string>
+#include <string_view>
+
+#include "result/result.hpp"
+
+namespace fed::util {
+
+// Parses "2024-05-01T12:00:00Z", "...T12:00:00.123456789+02:00" etc. (fraction up to
+// nanoseconds, 'Z' or a numeric offset). An Invalid error quotes the text and what is wrong.
+Result<std::chrono::system_clock::time_point> parse_rfc3339(std::string_view text);
+
+// Formats `t` in UTC with whole seconds: "2024-05-01T12:00:00Z".
+std::string format_rfc3339(std::chrono::system_clock::time_point t);
+
+}  // namespace fed::util

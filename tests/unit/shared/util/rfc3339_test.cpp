@@ -1,0 +1,47 @@
+#include "util/rfc3339.hpp"
+
+#include <doctest/doctest.h>
+
+#include <chrono>
+
+using fed::util::format_rfc3339;
+using fed::util::parse_rfc3339;
+using namespace std::chrono;
+
+TEST_CASE("parse_rfc3339 handles UTC, offsets and fractions") {
+  auto utc = parse_rfc3339("2024-05-01T12:00:00Z");
+  REQUIRE(utc.has_value());
+  CHECK(duration_cast<seconds>(utc->time_since_epoch()).count() == 1714564800);
+  CHECK(format_rfc3339(*utc) == "2024-05-01T12:00:00Z");
+
+  auto offset = parse_rfc3339("2024-05-01T14:30:00+02:30");
+  REQUIRE(offset.has_value());
+  CHECK(format_rfc3339(*offset) == "2024-05-01T12:00:00Z");
+  CHECK(format_rfc3339(*parse_rfc3339("2024-04-30T23:00:00-13:00")) == "2024-05-01T12:00:00Z");
+
+  auto frac = parse_rfc3339("1970-01-01T00:00:01.123456789Z");
+  REQUIRE(frac.has_value());
+  CHECK(duration_cast<nanoseconds>(frac->time_since_epoch()).count() == 1123456789);
+  CHECK(duration_cast<milliseconds>(parse_rfc3339("1970-01-01t00:00:00.5z")->time_since_epoch())
+            .count() == 500);
+  CHECK(format_rfc3339(*parse_rfc3339("2000-02-29T23:59:59Z")) == "2000-02-29T23:59:59Z");
+}
+
+TEST_CASE("parse_rfc3339 rejects malformed timestamps with the reason") {
+  const auto err = [](std::string_view s) {
+    auto r = parse_rfc3339(s);
+    REQUIRE_FALSE(r.has_value());
+    CHECK(r.error().code() == fed::ErrorCode::Invalid);
+    return r.error().message();
+  };
+  CHECK(err("2024-05-01 12:00:00Z") ==
+        "invalid RFC 3339 timestamp \"2024-05-01 12:00:00Z\": bad day or missing 'T' (expected "
+        "e.g. 2024-05-01T12:00:00Z)");
+  CHECK(err("2024-05-01T12:00:00").find("missing zone") != std::string::npos);
+  CHECK(err("2023-02-29T00:00:00Z").find("no such date") != std::string::npos);
+  CHECK(err("2024-05-01T24:00:00Z").find("time out of range") != std::string::npos);
+  CHECK(err("2024-05-01T12:00:00.Z").find("empty fraction") != std::string::npos);
+  CHECK(err("2024-05-01T12:00:00+0200").find("bad zone offset") != std::string::npos);
+  CHECK(err("2024-05-01T12:00:00Zjunk").find("trailing characters") != std::string::npos);
+  CHECK(err("").find("bad year") != std::string::npos);
+}
