@@ -1,0 +1,51 @@
+#pragma once
+// The federation's API: one group and version for every kind (manifests/crds/ defines them),
+// the plural resource names the REST paths use, and the label prefix. Kinds are cluster-scoped.
+
+#include <string>
+#include <string_view>
+
+#include "kube/resource_ref.hpp"
+
+namespace fed::fedapi {
+
+inline constexpr std::string_view kGroup = "fed.kubectl-fed.io";
+inline constexpr std::string_view kVersion = "v1alpha1";
+// kGroup + "/" + kVersion, the apiVersion of every object.
+inline constexpr std::string_view kApiVersion = "fed.kubectl-fed.io/v1alpha1";
+
+// Prefix of every label and annotation the federation sets.
+inline constexpr std::string_view kLabelPrefix = "kubectl-fed.io/";
+// On Peering and NatMapping objects: the peer cluster the object is about.
+inline constexpr std::string_view kClusterIdLabel = "kubectl-fed.io/cluster-id";
+
+// The spec's "not remapped" value of a network field: the network is used as announced.
+inline constexpr std::string_view kNone = "None";
+
+// One kind of the group: its name, plural resource and list kind.
+struct Kind {
+  std::string_view kind;
+  std::string_view resource;
+  std::string_view list_kind;
+};
+
+inline constexpr Kind kFederatedCluster{"FederatedCluster", "federatedclusters",
+                                        "FederatedClusterList"};
+inline constexpr Kind kPeering{"Peering", "peerings", "PeeringList"};
+inline constexpr Kind kIpamState{"IpamState", "ipamstates", "IpamStateList"};
+inline constexpr Kind kNatMapping{"NatMapping", "natmappings", "NatMappingList"};
+
+// group/version/resource of `kind`, for the REST client.
+inline kube::GroupVersionResource gvr(const Kind& kind) {
+  return {std::string(kGroup), std::string(kVersion), std::string(kind.resource)};
+}
+// group/version/kind of `kind`.
+inline kube::GroupVersionKind gvk(const Kind& kind) {
+  return {std::string(kGroup), std::string(kVersion), std::string(kind.kind)};
+}
+// The address of the object `name` of `kind` (all kinds are cluster-scoped).
+inline kube::ResourceRef ref(const Kind& kind, std::string name) {
+  return kube::ResourceRef{gvr(kind), "", std::move(name), ""};
+}
+
+}  // namespace fed::fedapi

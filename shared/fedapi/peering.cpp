@@ -1,0 +1,114 @@
+#include "fedapi/peering.hpp"
+
+#include <array>
+#include <utility>
+
+#include "fedapi/json_fields.hpp"
+
+namespace fed::fedapi {
+namespace {
+
+constexpr std::array<std::pair<TunnelBackend, std::string_view>, 2> kBackends{{
+    {TunnelBackend::WireGuard, "wireguard"},
+    {TunnelBackend::Vxlan, "vxlan"},
+}};
+constexpr std::array<std::pair<TunnelState, std::string_view>, 4> kStates{{
+    {TunnelState::Pending, "Pending"},
+    {TunnelState::Connecting, "Connecting"},
+    {TunnelState::Connected, "Connected"},
+    {TunnelState::Error, "Error"},
+}};
+
+// The enum value named `text` in `table`; throws FieldError listing the names otherwise.
+template <typename E, std::size_t N>
+E parse_enum(const std::array<std::pair<E, std::string_view>, N>& table, std::string_view key,
+             const std::string& text) {
+  std::string names;
+  for (const auto& [value, name] : table) {
+    if (name == text) return value;
+    names += (names.empty() ? "" : ", ") + std::string(name);
+  }
+  throw FieldError(std::string(key) + ": must be one of " + names + ", not \"" + text + "\"");
+}
+
+template <typename E, std::size_t N>
+std::string_view name_of(const std::array<std::pair<E, std::string_view>, N>& table, E value) {
+  for (const auto& [v, name] : table) {
+    if (v == value) return name;
+  }
+  return "unknown";
+}
+
+}  // namespace
+
+std::string_view to_string(TunnelBackend backend) {
+  return name_of(kBackends, backend);
+}
+
+std::string_view to_string(TunnelState state) {
+  return name_of(kStates, state);
+}
+
+void to_json(nlohmann::json& j, const PeeringSpec& spec) {
+  j = nlohmann::json::object();
+  j["localClusterID"] = spec.local_cluster_id;
+  j["peerClusterID"] = spec.peer_cluster_id;
+  j["peerPodCIDR"] = spec.peer_pod_cidr;
+  j["peerExternalCIDR"] = spec.peer_external_cidr;
+  j["backend"] = std::string(to_string(spec.backend));
+  write_string(j, "gatewayEndpoint", spec.gateway_endpoint);
+  write_string(j, "publicKey", spec.public_key);
+}
+
+void from_json(const nlohmann::json& j, PeeringSpec& spec) {
+  spec.local_cluster_id = read_string(j, "localClusterID", Presence::Required);
+  spec.peer_cluster_id = read_string(j, "peerClusterID", Presence::Required);
+  spec.peer_pod_cidr = read_string(j, "peerPodCIDR", Presence::Required);
+  spec.peer_external_cidr = read_string(j, "peerExternalCIDR", Presence::Required);
+  auto backend = read_string(j, "backend");
+  spec.backend =
+      backend.empty() ? TunnelBackend::WireGuard : parse_enum(kBackends, "backend", backend);
+  spec.gateway_endpoint = read_string(j, "gatewayEndpoint");
+  spec.public_key = read_string(j, "publicKey");
+}
+
+void to_json(nlohmann::json& j, const TunnelStatus& tunnel) {
+  j = nlohmann::json::object();
+  j["state"] = std::string(to_string(tunnel.state));
+  write_string(j, "message", tunnel.message);
+}
+
+void from_json(const nlohmann::json& j, TunnelStatus& tunnel) {
+  auto state = read_string(j, "state");
+  tunnel.state = state.empty() ? TunnelState::Pending : parse_enum(kStates, "state", state);
+  tunnel.message = read_string(j, "message");
+}
+
+void to_json(nlohmann::json& j, const PeeringStatus& status) {
+  j = nlohmann::json::object();
+  write_string(j, "localPodCIDR", status.local_pod_cidr);
+  write_string(j, "localExternalCIDR", status.local_external_cidr);
+  write_string(j, "remotePodCIDR", status.remote_pod_cidr);
+  write_string(j, "remoteExternalCIDR", status.remote_external_cidr);
+  write_string(j, "localRemappedPodCIDR", status.local_remapped_pod_cidr);
+  write_string(j, "localRemappedExternalCIDR", status.local_remapped_external_cidr);
+  write_string(j, "gatewayNode", status.gateway_node);
+  j["tunnel"] = status.tunnel;
+  write_conditions(j, status.conditions);
+  write_int(j, "observedGeneration", status.observed_generation);
+}
+
+void from_json(const nlohmann::json& j, PeeringStatus& status) {
+  status.local_pod_cidr = read_string(j, "localPodCIDR");
+  status.local_external_cidr = read_string(j, "localExternalCIDR");
+  status.remote_pod_cidr = read_string(j, "remotePodCIDR");
+  status.remote_external_cidr = read_string(j, "remoteExternalCIDR");
+  status.local_remapped_pod_cidr = read_string(j, "localRemappedPodCIDR");
+  status.local_remapped_external_cidr = read_string(j, "localRemappedExternalCIDR");
+  status.gateway_node = read_string(j, "gatewayNode");
+  status.tunnel = within("tunnel", [&] { return read_object(j, "tunnel").get<TunnelStatus>(); });
+  status.conditions = read_conditions(j);
+  status.observed_generation = read_int(j, "observedGeneration");
+}
+
+}  // namespace fed::fedapi
