@@ -154,7 +154,8 @@ Status resolve_user(const std::string& name, const User& user, RestConfig& out) 
     FED_ASSIGN_OR_RETURN(std::shared_ptr<ExecCredentialSource> exec,
                          ExecCredentialSource::create(*user.exec, std::move(info), owner));
     out.credentials = exec;
-    out.certificate_source = std::move(exec);
+    // As in client-go, a static client certificate wins; the plugin then supplies the token.
+    if (!out.client_certificate) out.certificate_source = std::move(exec);
   }
   if (has_token && user.exec) {
     spdlog::warn("{} has both a token and an exec plugin; using the token, like kubectl", owner);

@@ -333,3 +333,25 @@ TEST_CASE("exec settings kubectl would refuse are refused when the context is re
   CHECK(err("      apiVersion: client.authentication.k8s.io/v1beta1\n") ==
         "user \"u\" in /k/cfg: exec.command is empty; set it to the credential plugin to run");
 }
+
+TEST_CASE("a static client certificate beside an exec plugin is kept; the plugin gives the token") {
+  TempDir dir;
+  const std::string yaml = exec_kubeconfig(
+      "      apiVersion: client.authentication.k8s.io/v1beta1\n"
+      "      command: " +
+      exec_plugin_path() +
+      "\n"
+      "      env: [{name: FIXTURE_COUNT_FILE, value: " +
+      (dir / "count").string() + "}]\n" +
+      "    client-certificate-data: " + fed::util::base64_encode(fed::kube::testing::kCertPem) +
+      "\n    client-key-data: " + fed::util::base64_encode(fed::kube::testing::kKeyPem) + "\n");
+  auto k = fed::kube::parse_kubeconfig(yaml, "/k/cfg");
+  REQUIRE_MESSAGE(k.has_value(), k.error().message());
+  auto r = fed::kube::resolve(*k, {});
+  REQUIRE_MESSAGE(r.has_value(), r.error().message());
+  REQUIRE(r->client_certificate.has_value());
+  CHECK(r->client_certificate->cert_pem == fed::kube::testing::kCertPem);
+  CHECK_FALSE(r->certificate_source);
+  REQUIRE(r->credentials);
+  CHECK(*r->credentials->token() == "token-1");
+}
