@@ -1,0 +1,80 @@
+#pragma once
+// `fed-agent etcd-proxy`: a node-local, leader-aware TCP proxy in front of an etcd cluster.
+// kube-apiserver's --etcd-servers points at it; every new connection goes to the member the
+// policy picks (the leader, learned by polling Maintenance.Status of every member and from raft
+// terms, or round-robin), TLS passing through so mTLS to etcd keeps working. When leadership
+// moves, connections to the old leader are drained (closed at a quiet moment) so the client
+// reconnects and lands on the new leader; a dead member's connections end by themselves and new
+// ones skip it.
+//
+// The etcd-proxy role calls run_etcd_proxy() (or owns an EtcdProxy for readiness):
+//   EtcdProxy::create(options, registry) -> start() -> ready()/view() -> stop().
+
+#include <cstddef>
+#include <cstdint>
+#include <list>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <stop_token>
+#include <thread>
+
+#include "etcd/client.hpp"
+#include "etcdproxy/forwarded_connection.hpp"
+#include "etcdproxy/options.hpp"
+#include "etcdproxy/proxy_metrics.hpp"
+#include "etcdproxy/socket_util.hpp"
+#include "metrics/registry.hpp"
+#include "result/result.hpp"
+
+namespace fed::etcdproxy {
+
+class EtcdProxy final {
+ public:
+  // Validates the options and registers the metrics; binds nothing yet.
+  static Result<std::unique_ptr<EtcdProxy>> create(const EtcdProxyOptions& options,
+                                                   metrics::Registry& registry);
+  ~EtcdProxy();  // stop()
+  EtcdProxy(const EtcdProxy&) = delete;
+  EtcdProxy& operator=(const EtcdProxy&) = delete;
+
+  // Binds the listen address, starts the status pollers and the accept thread. Call once.
+  Status start();
+  // Stops accepting, closes every forwarded connection and joins all threads. Idempotent.
+  void stop();
+
+  // True once new connections can be routed as the policy wants (the leader is known, or for
+  // round-robin a member answered). Thread-safe.
+  bool ready() const;
+  // The bound port (useful with port 0).
+  std::uint16_t port() const { return port_; }
+  // The leader tracking state, for status output.
+  etcd::ClusterView view() const;
+  // Forwarded connections currently open, per member.
+  std::vector<std::size_t> open_connections() const;
+
+ private:
+  EtcdProxy(EtcdProxyOptions options, metrics::Registry& registry);
+  bool dial(Fd& upstream, std::size_t& member);
+  void on_leader_change(std::optional<std::size_t> leader);
+  void accept_loop(std::stop_token stop);
+  void reap();
+
+  const EtcdProxyOptions options_;
+  std::vector<HostPort> targets_;
+  ProxyMetrics metrics_;
+  std::unique_ptr<etcd::EtcdClient> client_;
+  Fd listener_;
+  std::uint16_t port_ = 0;
+  mutable std::mutex mu_;  // connections_, rr_next_, last_leader_
+  std::list<std::unique_ptr<ForwardedConnection>> connections_;
+  std::size_t rr_next_ = 0;
+  std::optional<std::size_t> last_leader_;
+  std::jthread acceptor_;
+};
+
+// Runs the proxy until `stop` is requested; errors only when it could not start.
+Status run_etcd_proxy(const EtcdProxyOptions& options, metrics::Registry& registry,
+                      std::stop_token stop);
+
+}  // namespace fed::etcdproxy

@@ -1,0 +1,40 @@
+#pragma once
+// Settings of `fed-agent etcd-proxy`: one plain struct filled once by a flag parser.
+
+#include <chrono>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "etcd/gateway_transport.hpp"
+#include "etcd/leader_tracker.hpp"
+#include "result/result.hpp"
+
+namespace fed::etcdproxy {
+
+struct EtcdProxyOptions {
+  // Where kube-apiserver's --etcd-servers points (host:port). Loopback: the proxy runs beside it.
+  std::string listen_address = "127.0.0.1:2379";
+  // Every member's client URL ("https://10.0.0.1:2379"): TCP forwarding targets (TLS passes
+  // through untouched) and where the proxy polls Maintenance.Status.
+  std::vector<std::string> members;
+  etcd::RoutingPolicy policy = etcd::RoutingPolicy::Leader;
+  // The proxy's own client certificate for status polls (etcd --client-cert-auth).
+  etcd::TlsFiles status_tls;
+  std::chrono::milliseconds poll_period{500};
+  std::chrono::milliseconds status_timeout{800};
+  std::chrono::milliseconds dial_timeout{1000};
+  // Moving off a deposed leader: a connection is closed once it has been quiet for drain_quiet
+  // after the member's last answer (so no request is cut), and at drain_deadline in any case.
+  std::chrono::milliseconds drain_quiet{5};
+  std::chrono::milliseconds drain_deadline{10'000};
+};
+
+// "round-robin" | "leader" | "leader+classifier". The classifier policy is refused with a
+// message: this build has no leader-health classifier.
+Result<etcd::RoutingPolicy> parse_proxy_policy(std::string_view text);
+
+// Checks what a parser cannot: at least one member, URL schemes, positive periods.
+Status validate(const EtcdProxyOptions& options);
+
+}  // namespace fed::etcdproxy

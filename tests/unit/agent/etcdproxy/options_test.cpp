@@ -1,0 +1,39 @@
+#include "etcdproxy/options.hpp"
+
+#include <doctest/doctest.h>
+
+#include "etcdproxy/socket_util.hpp"
+
+using namespace fed::etcdproxy;
+
+TEST_CASE("member URLs and listen addresses parse; DNS names are refused") {
+  auto m = parse_member_url("https://10.0.0.1:2379");
+  REQUIRE(m);
+  CHECK(m->host == "10.0.0.1");
+  CHECK(m->port == 2379);
+  auto v6 = parse_host_port("[::1]:23790");
+  REQUIRE(v6);
+  CHECK(v6->host == "::1");
+  CHECK_FALSE(parse_member_url("10.0.0.1:2379"));
+  CHECK_FALSE(parse_member_url("https://etcd.example:2379"));
+  CHECK_FALSE(parse_host_port("127.0.0.1:99999"));
+}
+
+TEST_CASE("validate names the flag at fault") {
+  EtcdProxyOptions o;
+  auto none = validate(o);
+  REQUIRE_FALSE(none);
+  CHECK(none.error().message().find("--members") == 0);
+  o.members = {"https://10.0.0.1:2379", "http://10.0.0.2:2379"};
+  CHECK(validate(o));
+  o.listen_address = "localhost";
+  CHECK_FALSE(validate(o));
+}
+
+TEST_CASE("policies: the classifier policy is refused with a reason") {
+  CHECK(*parse_proxy_policy("leader") == fed::etcd::RoutingPolicy::Leader);
+  CHECK(*parse_proxy_policy("round-robin") == fed::etcd::RoutingPolicy::RoundRobin);
+  auto c = parse_proxy_policy("leader+classifier");
+  REQUIRE_FALSE(c);
+  CHECK(c.error().message().find("classifier") != std::string::npos);
+}
