@@ -20,6 +20,11 @@
 // handles through a CURLSH guarded by mutexes; curl only resumes a session whose TLS config
 // (CA and client certificate blobs included) matches.
 //
+// libcurl resends a request once by itself when a *reused* keep-alive connection closes before
+// any response byte arrives (the stale-connection race), whatever the method. RestClient's own
+// retries (retry_policy.hpp) apply on top; the API server does not close a connection after
+// processing a request without answering it, so this does not duplicate writes in practice.
+//
 // tls-server-name: libcurl 7.88 has no option to verify against a name other than the URL's
 // host. So the URL is built with the tls-server-name as host (SNI and certificate verification
 // use it) and CURLOPT_CONNECT_TO maps that name:port to the real host:port; through a proxy the
