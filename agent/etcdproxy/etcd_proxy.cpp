@@ -1,5 +1,7 @@
 #include "etcdproxy/etcd_proxy.hpp"
 
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <sys/socket.h>
 
@@ -168,6 +170,8 @@ void EtcdProxy::accept_loop(std::stop_token stop) {
       }
       continue;
     }
+    const int one = 1;  // replies must not wait for Nagle: every etcd answer is latency-bound
+    ::setsockopt(client.get(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
     auto conn = std::make_unique<ForwardedConnection>(
         std::move(client), [this](Fd& up, std::size_t& m) { return dial(up, m); }, metrics_);
     std::lock_guard lock(mu_);
