@@ -9,6 +9,7 @@
 
 #include <cassert>
 #include <cerrno>
+#include <csignal>
 #include <cstring>
 
 #include "http/address.hpp"
@@ -119,6 +120,13 @@ void Server::accept_one() {
   std::shared_ptr<ssl_ctx_st> ctx = tls_ ? tls_->current() : nullptr;
   conn.thread = std::thread([this, &conn, limits, ctx = std::move(ctx), fd = std::move(fd),
                              remote = std::move(remote)]() mutable {
+    // OpenSSL writes with write(), not send(MSG_NOSIGNAL): a client that hangs up mid-answer
+    // would raise SIGPIPE and kill the process. Blocked here, the write fails with EPIPE instead
+    // and the signal, directed at this thread, is discarded when it exits.
+    sigset_t pipe_only;
+    sigemptyset(&pipe_only);
+    sigaddset(&pipe_only, SIGPIPE);
+    ::pthread_sigmask(SIG_BLOCK, &pipe_only, nullptr);
     auto transport = ctx ? detail::make_tls_transport(std::move(ctx), fd.get(), stop_fd_.get())
                          : detail::make_plain_transport(fd.get(), stop_fd_.get());
     detail::serve_connection(*transport, routes_, limits, remote, options_.name);
