@@ -1,0 +1,19 @@
+#include "cmd/cluster.hpp"
+
+#include "cmd/build_info.hpp"
+#include "kube/kubeconfig_resolve.hpp"
+
+namespace fed::plugin {
+
+Result<kube::RestConfig> rest_config_for(const GlobalOptions& global) {
+  kube::LoadOptions load;
+  load.kubeconfig_path = global.kubeconfig;
+  load.context = global.context;
+  load.namespace_override = global.namespace_name;
+  FED_ASSIGN_OR_RETURN(kube::RestConfig config, kube::rest_config_from_flags(load));
+  config.request_timeout = global.request_timeout;
+  config.user_agent = "kubectl-fed/" + std::string(client_version());
+  return config;
+}
+
+}  // namespace fed::plugin

@@ -1,0 +1,30 @@
+#include "cmd/commands.hpp"
+
+#include "cmd/completion.hpp"
+#include "cmd/version.hpp"
+
+namespace fed::plugin {
+
+const std::vector<const Command*>& commands() {
+  // Explicit wiring, sorted by name. One line per verb.
+  static const std::vector<const Command*> kCommands = {
+      &kCompletionCommand,
+      &kVersionCommand,
+  };
+  return kCommands;
+}
+
+const Command* find_command(std::string_view name) {
+  for (const Command* c : commands()) {
+    if (c->name == name) return c;
+  }
+  return nullptr;
+}
+
+std::vector<std::string> command_names() {
+  std::vector<std::string> names;
+  for (const Command* c : commands()) names.emplace_back(c->name);
+  return names;
+}
+
+}  // namespace fed::plugin
