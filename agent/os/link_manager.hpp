@@ -13,6 +13,11 @@
 
 namespace fed::os {
 
+// First two bytes of the MAC of every device the agent creates (locally administered). The MAC
+// is set in the message that creates the device, so a device stays recognisably the agent's
+// even when the agent dies before it can set the alias marker.
+inline constexpr std::uint8_t kOwnedMacPrefix[2] = {0x02, 0xfe};
+
 // The overlay device as the agent wants it: unicast VXLAN, no learning, fixed MAC and address.
 struct VxlanDevice {
   std::string name;
@@ -43,7 +48,7 @@ struct NeighbourEntry {
 // What the kernel has for a VXLAN device of a given name.
 struct VxlanState {
   VxlanDevice device;
-  bool owned = false;  // carries the agent's marker, so the agent may change or delete it
+  bool owned = false;  // carries the agent's alias or MAC prefix: the agent may change or delete it
   bool up = false;
   std::vector<FdbEntry> fdb;
   std::vector<NeighbourEntry> neighbours;

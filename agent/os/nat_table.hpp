@@ -61,8 +61,9 @@ struct NatSnapshot {
 struct ChainEdit {
   std::string chain;
   std::vector<std::size_t> delete_positions;  // 0-based, any order
-  std::vector<NatRule> append;                // after the deletions
-  std::vector<NatRule> insert_first;          // at position 0, in this order, after appending
+  // After the deletions, in this order: each rule goes to its 0-based position in the chain
+  // as it is at that moment (positions increase, so the chain ends up in the planned order).
+  std::vector<std::pair<std::size_t, NatRule>> insert;
 };
 
 // Everything one transaction changes, applied in this order: create chains, edit chains,

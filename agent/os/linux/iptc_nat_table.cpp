@@ -178,16 +178,10 @@ Status apply(fed_iptc* h, const NatChanges& changes) {
         return iptc_error("delete rule " + std::to_string(pos) + " of", edit.chain, errno);
       }
     }
-    for (const auto& rule : edit.append) {
+    for (const auto& [pos, rule] : edit.insert) {
       FED_ASSIGN_OR_RETURN(auto r, to_shim(rule));
-      if (fed_iptc_append(h, edit.chain.c_str(), &r) == 0) {
-        return iptc_error("append to", edit.chain, errno);
-      }
-    }
-    for (auto it = edit.insert_first.rbegin(); it != edit.insert_first.rend(); ++it) {
-      FED_ASSIGN_OR_RETURN(auto r, to_shim(*it));
-      if (fed_iptc_insert(h, edit.chain.c_str(), &r, 0) == 0) {
-        return iptc_error("insert into", edit.chain, errno);
+      if (fed_iptc_insert(h, edit.chain.c_str(), &r, static_cast<unsigned>(pos)) == 0) {
+        return iptc_error("insert rule " + std::to_string(pos) + " into", edit.chain, errno);
       }
     }
   }

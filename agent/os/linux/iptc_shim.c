@@ -1,5 +1,5 @@
 /* See iptc_shim.h. Builds and parses ipt_entry blobs: ip header match, an optional comment
- * match, and a standard, DNAT/SNAT (revision 2) or NETMAP (revision 0) target. */
+ * match, and a standard, DNAT (revision 2), SNAT or NETMAP (revision 0) target. */
 #include "iptc_shim.h"
 
 #include <arpa/inet.h>
@@ -150,14 +150,14 @@ static struct ipt_entry* build_entry(const struct fed_iptc_rule* r) {
   size_t match_size = r->comment[0] != '\0'
                           ? XT_ALIGN(sizeof(struct xt_entry_match) + sizeof(struct xt_comment_info))
                           : 0;
-  /* DNAT/SNAT as revision 2, which the iptables CLI writes and prints; NETMAP as revision 0,
-   * the only IPv4 revision the CLI knows. */
+  /* The revisions iptables-legacy 1.8.9 itself writes, so that `iptables-legacy-save` prints
+   * the rules (it shows "[unsupported revision]" for any other): DNAT 2, SNAT 0, NETMAP 0. */
   size_t target_size = XT_ALIGN(sizeof(struct xt_standard_target));
-  if (r->action == FED_IPTC_DNAT || r->action == FED_IPTC_SNAT) {
+  if (r->action == FED_IPTC_DNAT) {
     target_size = XT_ALIGN(sizeof(struct xt_entry_target) + sizeof(struct nf_nat_range2));
-  } else if (r->action == FED_IPTC_NETMAP) {
-    target_size =
-        XT_ALIGN(sizeof(struct xt_entry_target) + sizeof(struct nf_nat_ipv4_multi_range_compat));
+  } else if (r->action == FED_IPTC_SNAT || r->action == FED_IPTC_NETMAP) {
+    target_size = XT_ALIGN(sizeof(struct xt_entry_target) +
+                           sizeof(struct nf_nat_ipv4_multi_range_compat));
   }
   size_t size = XT_ALIGN(sizeof(struct ipt_entry)) + match_size + target_size;
   struct ipt_entry* e = calloc(1, size);
@@ -189,9 +189,8 @@ static struct ipt_entry* build_entry(const struct fed_iptc_rule* r) {
     case FED_IPTC_RETURN:
       strcpy(t->u.user.name, IPTC_LABEL_RETURN);
       break;
-    case FED_IPTC_DNAT:
-    case FED_IPTC_SNAT: {
-      strcpy(t->u.user.name, r->action == FED_IPTC_DNAT ? "DNAT" : "SNAT");
+    case FED_IPTC_DNAT: {
+      strcpy(t->u.user.name, "DNAT");
       t->u.user.revision = 2;
       struct nf_nat_range2* nr = (void*)t->data;
       nr->flags = NF_NAT_RANGE_MAP_IPS;
@@ -199,8 +198,9 @@ static struct ipt_entry* build_entry(const struct fed_iptc_rule* r) {
       nr->max_addr.ip = htonl(r->to_max);
       break;
     }
+    case FED_IPTC_SNAT:
     case FED_IPTC_NETMAP: {
-      strcpy(t->u.user.name, "NETMAP");
+      strcpy(t->u.user.name, r->action == FED_IPTC_SNAT ? "SNAT" : "NETMAP");
       struct nf_nat_ipv4_multi_range_compat* mr = (void*)t->data;
       mr->rangesize = 1;
       mr->range[0].flags = NF_NAT_RANGE_MAP_IPS;

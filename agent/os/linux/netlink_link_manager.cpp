@@ -100,7 +100,10 @@ Result<std::optional<VxlanState>> NetlinkLinkManager::vxlan(std::string_view nam
   VxlanState st;
   st.device.name = std::string(name);
   const char* alias = rtnl_link_get_ifalias(link.get());
-  st.owned = alias != nullptr && std::string_view(alias) == kOwnedLinkAlias;
+  if (auto mac = nl::to_mac(rtnl_link_get_addr(link.get()))) st.device.mac = *mac;
+  st.owned = (alias != nullptr && std::string_view(alias) == kOwnedLinkAlias) ||
+             (st.device.mac.bytes[0] == kOwnedMacPrefix[0] &&
+              st.device.mac.bytes[1] == kOwnedMacPrefix[1]);
   st.up = (rtnl_link_get_flags(link.get()) & IFF_UP) != 0;
   std::uint32_t id = 0;
   std::uint32_t port = 0;
@@ -113,7 +116,6 @@ Result<std::optional<VxlanState>> NetlinkLinkManager::vxlan(std::string_view nam
     nl::AddrHandle local(local_raw);
     st.device.local = nl::to_ipv4(local.get()).value_or(Ipv4{});
   }
-  if (auto mac = nl::to_mac(rtnl_link_get_addr(link.get()))) st.device.mac = *mac;
   int idx = rtnl_link_get_ifindex(link.get());
 
   nl_cache* raw = nullptr;

@@ -40,15 +40,21 @@ struct NetlinkRouteTable::State {
   std::uint32_t table;
   std::uint32_t priority;
 
-  // Builds a route object for `route` in the agent's table; resolves the device name.
-  Result<RouteHandle> build(const Route& route) {
+  // Builds a route object for `route` in the agent's table; resolves the device name. For a
+  // delete it leaves protocol and scope open, so a route someone else added there goes too.
+  Result<RouteHandle> build(const Route& route, bool for_delete = false) {
     RouteHandle r(rtnl_route_alloc());
     if (!r) return fail(ErrorCode::Internal, "netlink: out of memory building a route");
     rtnl_route_set_family(r.get(), AF_INET);
     rtnl_route_set_table(r.get(), table);
-    rtnl_route_set_protocol(r.get(), RTPROT_STATIC);
     rtnl_route_set_type(r.get(), RTN_UNICAST);
-    rtnl_route_set_scope(r.get(), route.via ? RT_SCOPE_UNIVERSE : RT_SCOPE_LINK);
+    if (for_delete) {
+      rtnl_route_set_scope(r.get(), RT_SCOPE_NOWHERE);
+      rtnl_route_set_protocol(r.get(), RTPROT_UNSPEC);  // libnl defaults to static
+    } else {
+      rtnl_route_set_protocol(r.get(), RTPROT_STATIC);
+      rtnl_route_set_scope(r.get(), route.via ? RT_SCOPE_UNIVERSE : RT_SCOPE_LINK);
+    }
     auto dst = nl::make_addr(route.dst);
     if (int err = rtnl_route_set_dst(r.get(), dst.get()); err < 0) {
       return nl::error("set destination " + route.dst.str(), err);
@@ -133,7 +139,7 @@ Status NetlinkRouteTable::replace_route(const Route& route) {
 }
 
 Status NetlinkRouteTable::delete_route(const Route& route) {
-  FED_ASSIGN_OR_RETURN(auto r, state_->build(route));
+  FED_ASSIGN_OR_RETURN(auto r, state_->build(route, true));
   if (int err = rtnl_route_delete(state_->sock.get(), r.get(), 0); err < 0) {
     return nl::error("delete route " + describe(route), err);
   }
