@@ -44,29 +44,43 @@ os::NatRule jump(std::optional<os::Cidr> src, std::optional<os::Cidr> dst, std::
   return r;
 }
 
-// Deletes every observed rule not matched by a desired one (as a multiset) and appends the
-// desired rules that are missing.
+// Deletes every observed rule not matched by a desired one (as a multiset) and inserts the
+// missing desired rules where they belong, so a repaired chain reads exactly as planned. If the
+// kept rules are out of the planned order (reordered by hand), the chain is rewritten.
 os::ChainEdit diff_chain(const std::string& chain, const std::vector<os::NatRule>& want,
                          const std::vector<os::NatRule>& have) {
-  os::ChainEdit edit{chain, {}, {}, {}};
+  os::ChainEdit edit{chain, {}, {}};
   std::vector<bool> used(have.size(), false);
+  std::vector<std::size_t> match(want.size(), have.size());  // want index -> have index
   // Index by rule destination first: mapping chains hold thousands of /32 DNATs.
   std::multimap<std::pair<std::uint32_t, std::uint8_t>, std::size_t> by_dst;
   for (std::size_t i = 0; i < have.size(); ++i) {
     auto d = have[i].dst.value_or(os::Cidr{});
     by_dst.emplace(std::pair{d.network.value, d.length}, i);
   }
-  for (const auto& rule : want) {
-    auto d = rule.dst.value_or(os::Cidr{});
+  for (std::size_t k = 0; k < want.size(); ++k) {
+    auto d = want[k].dst.value_or(os::Cidr{});
     auto [lo, hi] = by_dst.equal_range({d.network.value, d.length});
-    bool found = false;
-    for (auto it = lo; it != hi && !found; ++it) {
-      if (!used[it->second] && have[it->second] == rule) used[it->second] = found = true;
+    for (auto it = lo; it != hi; ++it) {
+      if (!used[it->second] && have[it->second] == want[k]) {
+        used[it->second] = true;
+        match[k] = it->second;
+        break;
+      }
     }
-    if (!found) edit.append.push_back(rule);
+  }
+  bool in_order = true;
+  std::size_t last = 0;
+  for (std::size_t k = 0; k < want.size(); ++k) {
+    if (match[k] == have.size()) continue;
+    if (match[k] < last) in_order = false;
+    last = match[k];
   }
   for (std::size_t i = 0; i < have.size(); ++i) {
-    if (!used[i]) edit.delete_positions.push_back(i);
+    if (!used[i] || !in_order) edit.delete_positions.push_back(i);
+  }
+  for (std::size_t k = 0; k < want.size(); ++k) {
+    if (match[k] == have.size() || !in_order) edit.insert.emplace_back(k, want[k]);
   }
   return edit;
 }
@@ -116,7 +130,7 @@ os::NatChanges plan_nat(const DesiredNat& desired, const os::NatSnapshot& observ
     auto it = observed.chains.find(name);
     if (it == observed.chains.end()) ch.create_chains.push_back(name);
     auto edit = diff_chain(name, rules, it == observed.chains.end() ? kNone : it->second);
-    if (!edit.delete_positions.empty() || !edit.append.empty()) ch.edits.push_back(std::move(edit));
+    if (!edit.delete_positions.empty() || !edit.insert.empty()) ch.edits.push_back(std::move(edit));
   }
   std::map<std::string, const os::HookRules*> hooks;
   for (const auto& [name, hook] : observed.hooks) hooks[name] = &hook;
@@ -127,11 +141,11 @@ os::NatChanges plan_nat(const DesiredNat& desired, const os::NatSnapshot& observ
     bool in_place = has_want && hook != nullptr && hook->owned.size() == 1 &&
                     hook->owned[0].first == 0 && hook->owned[0].second == want->second;
     if (in_place || (!has_want && (hook == nullptr || hook->owned.empty()))) continue;
-    os::ChainEdit edit{name, {}, {}, {}};
+    os::ChainEdit edit{name, {}, {}};
     if (hook != nullptr) {
       for (const auto& [pos, rule] : hook->owned) edit.delete_positions.push_back(pos);
     }
-    if (has_want) edit.insert_first.push_back(want->second);
+    if (has_want) edit.insert.emplace_back(0, want->second);
     ch.edits.push_back(std::move(edit));
   }
   for (const auto& [name, rules] : observed.chains) {

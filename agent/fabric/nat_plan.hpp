@@ -36,7 +36,8 @@ inline constexpr std::string_view kRuleCommentPrefix = "fed:";
 DesiredNat desired_nat(const NodeNetworkState& state);
 
 // The changes that turn `observed` into `desired`: missing chains created, stale, duplicate and
-// foreign rules in FED- chains deleted, missing rules appended, the built-in jumps made first
+// foreign rules in FED- chains deleted, missing rules inserted where the plan has them (a
+// chain reordered by hand is rewritten), the built-in jumps made first
 // and single, FED- chains that are no longer wanted flushed and deleted.
 os::NatChanges plan_nat(const DesiredNat& desired, const os::NatSnapshot& observed);
 

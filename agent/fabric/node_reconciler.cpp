@@ -79,7 +79,7 @@ Status NodeReconciler::converge(const NodeNetworkState& state, OwnedCounts* owne
   } else if (!applied->empty()) {
     std::size_t appended = 0, deleted = 0;
     for (const auto& e : applied->edits) {
-      appended += e.append.size() + e.insert_first.size();
+      appended += e.insert.size();
       deleted += e.delete_positions.size();
     }
     spdlog::info("datapath: nat committed: +chains={} -chains={} +rules={} -rules={}",

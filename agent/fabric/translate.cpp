@@ -1,5 +1,7 @@
 #include "fabric/translate.hpp"
 
+#include "os/link_manager.hpp"
+
 namespace fed::fabric {
 
 os::Ipv4 map_ip_to_network(os::Ipv4 ip, const std::optional<os::Cidr>& network) {
@@ -19,8 +21,8 @@ os::Ipv4 overlay_ip(os::Ipv4 node_ip) {
 
 os::MacAddr overlay_mac(os::Ipv4 node_ip) {
   os::MacAddr mac;
-  mac.bytes = {0x02,
-               0xfe,
+  mac.bytes = {os::kOwnedMacPrefix[0],
+               os::kOwnedMacPrefix[1],
                static_cast<std::uint8_t>(node_ip.value >> 24),
                static_cast<std::uint8_t>(node_ip.value >> 16),
                static_cast<std::uint8_t>(node_ip.value >> 8),

@@ -19,7 +19,7 @@ os::Ipv4 first_host(const os::Cidr& cidr);
 os::Ipv4 overlay_ip(os::Ipv4 node_ip);
 inline constexpr std::uint8_t kOverlayPrefixLength = 8;
 
-// VXLAN device MAC of a node: locally administered 02:fe:a:b:c:d for node IP a.b.c.d.
+// VXLAN device MAC of a node: 02:fe:a:b:c:d for node IP a.b.c.d (os::kOwnedMacPrefix).
 os::MacAddr overlay_mac(os::Ipv4 node_ip);
 
 }  // namespace fed::fabric

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include <doctest/doctest.h>
+
 #include "os/link_manager.hpp"
 #include "os/nat_table.hpp"
 #include "os/route_table.hpp"
@@ -126,9 +128,9 @@ class FakeNatTable final : public os::NatTable {
       auto pos = e.delete_positions;
       std::sort(pos.rbegin(), pos.rend());
       for (auto p : pos) rules.erase(rules.begin() + static_cast<long>(p));
-      for (const auto& r : e.append) rules.push_back(r);
-      for (auto it = e.insert_first.rbegin(); it != e.insert_first.rend(); ++it) {
-        rules.insert(rules.begin(), *it);
+      for (const auto& [p, r] : e.insert) {
+        REQUIRE(p <= rules.size());
+        rules.insert(rules.begin() + static_cast<long>(p), r);
       }
     }
     for (const auto& c : ch->delete_chains) chains.erase(c);

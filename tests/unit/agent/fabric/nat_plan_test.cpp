@@ -142,7 +142,7 @@ TEST_CASE("planning against nothing desired removes every chain and jump, and on
   for (const auto& [name, rules] : t.chains) CHECK_FALSE(name.starts_with("FED-"));
 }
 
-TEST_CASE("10 000 mappings: adding one plans one append") {
+TEST_CASE("10 000 mappings: adding one plans one insert") {
   auto st = gateway();
   st.external_cidr = cidr("192.168.0.0/16");
   auto& m = st.peers[0].nat_mappings;
@@ -156,6 +156,29 @@ TEST_CASE("10 000 mappings: adding one plans one append") {
   auto ch = converge(t, desired_nat(st));
   REQUIRE(ch);
   REQUIRE(ch->edits.size() == 1);
-  CHECK(ch->edits[0].append.size() == 1);
+  REQUIRE(ch->edits[0].insert.size() == 1);
+  CHECK(ch->edits[0].insert[0].first == 10000);
   CHECK(ch->edits[0].delete_positions.empty());
+}
+
+TEST_CASE(
+    "a rule deleted from the middle comes back in its place; a reordered chain is rewritten") {
+  auto st = gateway();
+  for (std::uint32_t i = 1; i <= 5; ++i) {
+    st.peers[0].nat_mappings.push_back(NatMapping{fed::os::Ipv4{0xC0A80A00u + 100 + i}, {}});
+  }
+  auto want = desired_nat(st);
+  testing::FakeNatTable t;
+  REQUIRE(converge(t, want));
+  auto& map = t.chains[mapping_chain("b")];
+  REQUIRE(map.size() == 6);
+  map.erase(map.begin() + 3);
+  auto ch = converge(t, want);
+  REQUIRE(ch);
+  CHECK(ch->edits.size() == 1);
+  CHECK(t.chains[mapping_chain("b")] == want.chains.at(mapping_chain("b")));
+  std::swap(map[1], map[4]);
+  REQUIRE(converge(t, want));
+  CHECK(t.chains[mapping_chain("b")] == want.chains.at(mapping_chain("b")));
+  CHECK(converge(t, want)->empty());
 }
