@@ -51,6 +51,16 @@ int fed_iptc_is_chain(fed_iptc* f, const char* chain) {
 
 /* Reads the address range of a NAT target: revision 0 (IPv4 compat, NETMAP and old rules),
  * 1 (nf_nat_range) or 2 (nf_nat_range2, what iptables writes for DNAT/SNAT today). */
+
+/* Copies a NUL-terminated string of at most src_size bytes into dst, always terminating it and
+ * truncating to dst_size - 1 characters (strncpy warns under -O2 and may not terminate). */
+static void copy_cstr(char* dst, size_t dst_size, const char* src, size_t src_size) {
+  size_t n = strnlen(src, src_size);
+  if (n >= dst_size) n = dst_size - 1;
+  memcpy(dst, src, n);
+  dst[n] = '\0';
+}
+
 static void parse_nat_range(const struct xt_entry_target* t, struct fed_iptc_rule* r) {
   size_t have = t->u.target_size - sizeof *t;
   unsigned flags = 0;
@@ -95,7 +105,7 @@ static void parse_entry(const struct ipt_entry* e, struct xtc_handle* h, struct 
     const struct xt_entry_match* m = (const void*)((const char*)e + off);
     if (strcmp(m->u.user.name, "comment") == 0 && m->u.user.revision == 0) {
       const struct xt_comment_info* c = (const void*)m->data;
-      strncpy(r->comment, c->comment, sizeof r->comment - 1);
+      copy_cstr(r->comment, sizeof r->comment, c->comment, sizeof c->comment);
     } else {
       r->unmodelled = 1;
     }
@@ -178,13 +188,13 @@ static struct ipt_entry* build_entry(const struct fed_iptc_rule* r) {
     m->u.user.match_size = (uint16_t)match_size;
     strcpy(m->u.user.name, "comment");
     struct xt_comment_info* c = (void*)m->data;
-    strncpy(c->comment, r->comment, XT_MAX_COMMENT_LEN - 1);
+    copy_cstr(c->comment, XT_MAX_COMMENT_LEN, r->comment, sizeof r->comment);
   }
   struct xt_entry_target* t = (void*)((char*)e + e->target_offset);
   t->u.user.target_size = (uint16_t)target_size;
   switch (r->action) {
     case FED_IPTC_JUMP:
-      strncpy(t->u.user.name, r->target, sizeof t->u.user.name - 1);
+      copy_cstr(t->u.user.name, sizeof t->u.user.name, r->target, sizeof r->target);
       break;
     case FED_IPTC_RETURN:
       strcpy(t->u.user.name, IPTC_LABEL_RETURN);
