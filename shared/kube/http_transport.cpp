@@ -1,6 +1,8 @@
 #include "kube/http_transport.hpp"
 
 #include <curl/curl.h>
+#include <pthread.h>
+#include <signal.h>
 
 #include <array>
 #include <cctype>
@@ -123,6 +125,37 @@ int on_progress(void* user, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
   return t->request->stop.stop_requested() ? 1 : 0;
 }
 
+// With CURLOPT_NOSIGNAL (required for threads) libcurl leaves SIGPIPE to the application, and
+// OpenSSL writes with write(): a server closing a TLS connection would kill the process. While
+// curl runs, SIGPIPE is blocked on this thread; one raised meanwhile is consumed, not delivered.
+class SigpipeGuard final {
+ public:
+  SigpipeGuard() {
+    sigemptyset(&pipe_);
+    sigaddset(&pipe_, SIGPIPE);
+    sigset_t pending;
+    sigemptyset(&pending);
+    sigpending(&pending);
+    was_pending_ = sigismember(&pending, SIGPIPE) == 1;
+    pthread_sigmask(SIG_BLOCK, &pipe_, &old_);
+  }
+  ~SigpipeGuard() {
+    if (!was_pending_) {
+      const timespec zero{0, 0};
+      while (sigtimedwait(&pipe_, nullptr, &zero) > 0) {
+      }
+    }
+    pthread_sigmask(SIG_SETMASK, &old_, nullptr);
+  }
+  SigpipeGuard(const SigpipeGuard&) = delete;
+  SigpipeGuard& operator=(const SigpipeGuard&) = delete;
+
+ private:
+  sigset_t pipe_{};
+  sigset_t old_{};
+  bool was_pending_ = false;
+};
+
 }  // namespace
 
 struct HttpTransport::State {
@@ -239,7 +272,10 @@ ApiError HttpTransport::State::transport_error(CURLcode code, CURL* easy, const 
 }
 
 HttpTransport::HttpTransport(std::unique_ptr<State> state) : state_(std::move(state)) {}
-HttpTransport::~HttpTransport() = default;
+HttpTransport::~HttpTransport() {
+  SigpipeGuard guard;  // closing pooled TLS connections writes close_notify
+  state_.reset();
+}
 
 const std::string& HttpTransport::server_label() const {
   return state_->label;
@@ -319,6 +355,7 @@ ApiResult<HttpResponse> HttpTransport::perform(const HttpRequest& req) {
     cert = std::move(*c);
   }
 
+  SigpipeGuard sigpipe_guard;
   auto pooled = st.acquire();
   if (!pooled) return ApiError::from_error(Error(ErrorCode::Internal, "curl: out of memory"));
   CURL* h = pooled->easy.get();
