@@ -6,11 +6,11 @@
 
 #include <array>
 #include <cctype>
-#include <cerrno>
-#include <cstring>
 #include <mutex>
 #include <string>
 
+#include "kube/curl_failure.hpp"
+#include "kube/http_endpoint.hpp"
 #include "raii/c_handle.hpp"
 
 // Connection reuse: every pooled handle is an easy handle bound to its own multi handle. The
@@ -39,7 +39,6 @@ using CurlEasy = CHandle<CURL, curl_easy_cleanup>;
 using CurlMulti = CHandle<CURLM, curl_multi_cleanup>;
 using CurlShare = CHandle<CURLSH, curl_share_cleanup>;
 using CurlSlist = CHandle<curl_slist, curl_slist_free_all>;
-using CurlUrl = CHandle<CURLU, curl_url_cleanup>;
 
 constexpr size_t kMaxIdleHandles = 32;
 constexpr long kConnectTimeoutMs = 30'000;
@@ -53,14 +52,6 @@ struct Pooled {
   CurlEasy easy;
   CurlMulti multi;
 };
-
-std::string url_part(CURLU* u, CURLUPart part) {
-  char* out = nullptr;
-  if (curl_url_get(u, part, &out, 0) != CURLUE_OK || out == nullptr) return {};
-  std::string s(out);
-  curl_free(out);
-  return s;
-}
 
 bool iequals(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;
@@ -189,8 +180,6 @@ struct HttpTransport::State {
     std::lock_guard lock(pool_mu);
     if (idle.size() < kMaxIdleHandles) idle.push_back(std::move(p));
   }
-
-  ApiError transport_error(CURLcode code, CURL* easy, const char* errbuf, const Transfer& t) const;
 };
 
 namespace {
@@ -202,74 +191,7 @@ void share_unlock(CURL*, curl_lock_data data, void* user) {
   static_cast<std::array<std::mutex, CURL_LOCK_DATA_LAST>*>(user)->at(data).unlock();
 }
 
-std::string lower_first(std::string s) {
-  if (!s.empty()) s[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(s[0])));
-  return s;
-}
-
 }  // namespace
-
-ApiError HttpTransport::State::transport_error(CURLcode code, CURL* easy, const char* errbuf,
-                                               const Transfer& t) const {
-  std::string detail = errbuf[0] != '\0' ? std::string(errbuf) : curl_easy_strerror(code);
-  if (t.aborted_by_handler || t.request->stop.stop_requested() ||
-      code == CURLE_ABORTED_BY_CALLBACK) {
-    return ApiError::transport(TransportFailure::Cancelled, "request to " + label + " cancelled");
-  }
-  curl_off_t pretransfer = 0;
-  curl_easy_getinfo(easy, CURLINFO_PRETRANSFER_TIME_T, &pretransfer);
-  const bool nothing_sent = pretransfer == 0;
-  long os_errno = 0;
-  curl_easy_getinfo(easy, CURLINFO_OS_ERRNO, &os_errno);
-  switch (code) {
-    case CURLE_COULDNT_CONNECT:
-      if (os_errno != 0) detail = lower_first(std::strerror(static_cast<int>(os_errno)));
-      return ApiError::transport(TransportFailure::Connect,
-                                 "cannot reach " + label + ": " + detail);
-    case CURLE_COULDNT_RESOLVE_HOST:
-    case CURLE_COULDNT_RESOLVE_PROXY:
-      return ApiError::transport(TransportFailure::Connect,
-                                 "cannot reach " + label + ": " + detail);
-    case CURLE_OPERATION_TIMEDOUT:
-      if (nothing_sent) {
-        return ApiError::transport(TransportFailure::Connect,
-                                   "cannot reach " + label + ": connection timed out");
-      }
-      return ApiError::transport(TransportFailure::Timeout,
-                                 "no complete response from " + label +
-                                     " within the request timeout; raise --request-timeout "
-                                     "or check the server's load");
-    case CURLE_PEER_FAILED_VERIFICATION:
-      return ApiError::transport(TransportFailure::Tls,
-                                 "cannot verify the certificate of " + label + ": " + detail +
-                                     "; check certificate-authority-data and tls-server-name");
-    case CURLE_SSL_CONNECT_ERROR:
-    case CURLE_SSL_CERTPROBLEM:
-    case CURLE_SSL_CIPHER:
-    case CURLE_SSL_CACERT_BADFILE:
-    case CURLE_SSL_ENGINE_NOTFOUND:
-    case CURLE_SSL_ENGINE_SETFAILED:
-    case CURLE_SSL_CRL_BADFILE:
-    case CURLE_SSL_ISSUER_ERROR:
-      return ApiError::transport(TransportFailure::Tls,
-                                 "TLS handshake with " + label + " failed: " + detail);
-    case CURLE_SEND_ERROR:
-    case CURLE_RECV_ERROR:
-    case CURLE_GOT_NOTHING:
-    case CURLE_PARTIAL_FILE:
-    case CURLE_HTTP2:
-    case CURLE_HTTP2_STREAM:
-      if (nothing_sent) {
-        return ApiError::transport(TransportFailure::Connect,
-                                   "cannot reach " + label + ": " + detail);
-      }
-      return ApiError::transport(TransportFailure::Interrupted,
-                                 "connection to " + label + " broke: " + detail);
-    default:
-      return ApiError::transport(TransportFailure::Other,
-                                 "request to " + label + " failed: " + detail);
-  }
-}
 
 HttpTransport::HttpTransport(std::unique_ptr<State> state) : state_(std::move(state)) {}
 HttpTransport::~HttpTransport() {
@@ -283,55 +205,13 @@ const std::string& HttpTransport::server_label() const {
 
 Result<std::unique_ptr<HttpTransport>> HttpTransport::create(const RestConfig& config) {
   global_init();
+  FED_ASSIGN_OR_RETURN(HttpEndpoint endpoint, resolve_endpoint(config));
   auto st = std::make_unique<State>();
   st->config = config;
-  st->label = config.server;
-  if (!config.cluster_name.empty()) {
-    st->label += " (cluster \"" + config.cluster_name + "\")";
-  } else if (!config.context_name.empty()) {
-    st->label += " (context \"" + config.context_name + "\")";
-  }
-  const std::string where = config.cluster_name.empty() ? std::string("the cluster")
-                                                        : "cluster \"" + config.cluster_name + "\"";
-
-  CurlUrl url(curl_url());
-  if (!url) return fail(ErrorCode::Internal, "curl_url: out of memory");
-  if (config.server.empty() ||
-      curl_url_set(url.get(), CURLUPART_URL, config.server.c_str(), 0) != CURLUE_OK) {
-    return fail(ErrorCode::Invalid,
-                where + ": server \"" + config.server + "\" is not a URL; use https://host:port");
-  }
-  const std::string scheme = url_part(url.get(), CURLUPART_SCHEME);
-  if (scheme != "https" && scheme != "http") {
-    return fail(ErrorCode::Invalid,
-                where + ": server \"" + config.server + "\" must start with https:// (or http://)");
-  }
-  const std::string host = url_part(url.get(), CURLUPART_HOST);
-  char* port_c = nullptr;
-  std::string port;
-  if (curl_url_get(url.get(), CURLUPART_PORT, &port_c, CURLU_DEFAULT_PORT) == CURLUE_OK && port_c) {
-    port = port_c;
-    curl_free(port_c);
-  }
-  std::string prefix = url_part(url.get(), CURLUPART_PATH);
-  while (!prefix.empty() && prefix.back() == '/') prefix.pop_back();
-
-  std::string url_host = host;
-  if (!config.tls_server_name.empty() && scheme == "https") {
-    url_host = config.tls_server_name;
-    st->connect_to = config.tls_server_name + ":" + port + ":" + host + ":" + port;
-    st->host_header = "Host: " + host + ":" + port;
-  }
-  st->base_url = scheme + "://" + url_host + ":" + port + prefix;
-
-  if (!config.proxy_url.empty()) {
-    CurlUrl proxy(curl_url());
-    if (!proxy || curl_url_set(proxy.get(), CURLUPART_URL, config.proxy_url.c_str(),
-                               CURLU_NON_SUPPORT_SCHEME) != CURLUE_OK) {
-      return fail(ErrorCode::Invalid, where + ": proxy-url \"" + config.proxy_url +
-                                          "\" is not a URL; use http://, https:// or socks5://");
-    }
-  }
+  st->base_url = std::move(endpoint.base_url);
+  st->connect_to = std::move(endpoint.connect_to);
+  st->host_header = std::move(endpoint.host_header);
+  st->label = std::move(endpoint.label);
 
   st->share.reset(curl_share_init());
   if (!st->share) return fail(ErrorCode::Internal, "curl_share_init: out of memory");
@@ -485,7 +365,17 @@ ApiResult<HttpResponse> HttpTransport::perform(const HttpRequest& req) {
   curl_multi_remove_handle(m, h);
 
   ApiResult<HttpResponse> result = [&]() -> ApiResult<HttpResponse> {
-    if (code != CURLE_OK) return st.transport_error(code, h, errbuf.data(), t);
+    if (code != CURLE_OK) {
+      CurlFailureFacts facts;
+      facts.curl_code = code;
+      curl_easy_getinfo(h, CURLINFO_OS_ERRNO, &facts.os_errno);
+      curl_off_t pretransfer = 0;
+      curl_easy_getinfo(h, CURLINFO_PRETRANSFER_TIME_T, &pretransfer);
+      facts.nothing_sent = pretransfer == 0;
+      facts.cancelled = t.aborted_by_handler || req.stop.stop_requested();
+      facts.detail = errbuf[0] != '\0' ? std::string(errbuf.data()) : curl_easy_strerror(code);
+      return classify_curl_failure(facts, st.label);
+    }
     long status = 0;
     curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
     t.response.status = static_cast<int>(status);
