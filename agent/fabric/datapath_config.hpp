@@ -13,6 +13,9 @@ struct DatapathConfig {
   std::string vxlan_device = "fed.vxlan";
   std::uint32_t vxlan_vni = 18960;
   std::uint16_t vxlan_port = 4789;
+  // The overlay's MTU: the underlay's (1500 assumed) minus the 50 bytes of VXLAN over IPv4, so
+  // encapsulated frames are never fragmented.
+  std::uint32_t vxlan_mtu = 1450;
 };
 
 }  // namespace fed::fabric

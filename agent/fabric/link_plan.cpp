@@ -32,6 +32,7 @@ DesiredOverlay desired_overlay(const NodeNetworkState& state, const DatapathConf
   dev.mac = overlay_mac(self->ip);
   dev.address = overlay_ip(self->ip);
   dev.prefix_length = kOverlayPrefixLength;
+  dev.mtu = config.vxlan_mtu;
   out.device = dev;
   for (const auto& node : state.nodes) {
     if (node.name == state.node_name) continue;

@@ -22,7 +22,7 @@ struct NodeOptions {
   std::filesystem::path state_file;  // --state-file (not needed to uninstall)
   std::chrono::milliseconds resync_period{std::chrono::seconds(30)};  // --resync-period
   DatapathMode mode = DatapathMode::Run;                              // --once / --uninstall
-  DatapathConfig datapath;  // --route-table, --rule-priority, --vxlan-device
+  DatapathConfig datapath;  // --route-table, --rule-priority, --vxlan-device, --vxlan-mtu
 };
 
 // Exit codes of run_node_datapath.

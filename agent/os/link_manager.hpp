@@ -27,6 +27,7 @@ struct VxlanDevice {
   MacAddr mac;
   Ipv4 address;  // overlay address on the device
   std::uint8_t prefix_length = 0;
+  std::uint32_t mtu = 0;  // 0: the kernel's default
 
   friend bool operator==(const VxlanDevice&, const VxlanDevice&) = default;
 };

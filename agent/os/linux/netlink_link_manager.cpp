@@ -111,6 +111,7 @@ Result<std::optional<VxlanState>> NetlinkLinkManager::vxlan(std::string_view nam
   rtnl_link_vxlan_get_port(link.get(), &port);
   st.device.vni = id;
   st.device.port = static_cast<std::uint16_t>(port);
+  st.device.mtu = rtnl_link_get_mtu(link.get());
   nl_addr* local_raw = nullptr;
   if (rtnl_link_vxlan_get_local(link.get(), &local_raw) == 0) {
     nl::AddrHandle local(local_raw);
@@ -163,6 +164,7 @@ Status NetlinkLinkManager::create_vxlan(const VxlanDevice& d) {
   rtnl_link_vxlan_set_local(link.get(), local.get());
   auto mac = nl::make_addr(d.mac);
   rtnl_link_set_addr(link.get(), mac.get());
+  if (d.mtu != 0) rtnl_link_set_mtu(link.get(), d.mtu);
   if (int err = rtnl_link_add(sock, link.get(), NLM_F_CREATE | NLM_F_EXCL); err < 0) {
     return nl::error("create VXLAN device " + d.name, err);
   }
