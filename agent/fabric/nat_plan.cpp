@@ -1,5 +1,7 @@
 #include "fabric/nat_plan.hpp"
 
+#include <unordered_map>
+
 #include "fabric/chain_names.hpp"
 #include "fabric/translate.hpp"
 
@@ -53,14 +55,14 @@ os::ChainEdit diff_chain(const std::string& chain, const std::vector<os::NatRule
   std::vector<bool> used(have.size(), false);
   std::vector<std::size_t> match(want.size(), have.size());  // want index -> have index
   // Index by rule destination first: mapping chains hold thousands of /32 DNATs.
-  std::multimap<std::pair<std::uint32_t, std::uint8_t>, std::size_t> by_dst;
-  for (std::size_t i = 0; i < have.size(); ++i) {
-    auto d = have[i].dst.value_or(os::Cidr{});
-    by_dst.emplace(std::pair{d.network.value, d.length}, i);
-  }
+  auto key = [](const os::NatRule& r) {
+    auto d = r.dst.value_or(os::Cidr{});
+    return (std::uint64_t{d.network.value} << 8) | d.length;
+  };
+  std::unordered_multimap<std::uint64_t, std::size_t> by_dst(have.size() * 2);
+  for (std::size_t i = 0; i < have.size(); ++i) by_dst.emplace(key(have[i]), i);
   for (std::size_t k = 0; k < want.size(); ++k) {
-    auto d = want[k].dst.value_or(os::Cidr{});
-    auto [lo, hi] = by_dst.equal_range({d.network.value, d.length});
+    auto [lo, hi] = by_dst.equal_range(key(want[k]));
     for (auto it = lo; it != hi; ++it) {
       if (!used[it->second] && have[it->second] == want[k]) {
         used[it->second] = true;
