@@ -4,6 +4,8 @@
 //   connect --to IP --port P --payload X [--timeout-ms T]   print the reply; exit 1 on failure
 //   sink   --port P                  read and discard; reply with the byte count
 //   send   --to IP --port P --seconds S   stream for S seconds; print "bytes=<n> seconds=<s>"
+//   rr     --to IP --port P --count N     N connections with one request/reply each (against
+//                                         serve); print p50/p99 microseconds per connection
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -12,6 +14,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -117,6 +120,24 @@ int main(int argc, char** argv) {
   if (mode == "serve") return serve(o["--name"], port);
   if (mode == "sink") return sink(port);
   int timeout = o.count("--timeout-ms") ? std::atoi(o["--timeout-ms"].c_str()) : 2000;
+  if (mode == "rr") {
+    int count = o.count("--count") ? std::atoi(o["--count"].c_str()) : 100;
+    std::vector<double> us;
+    for (int i = 0; i < count; ++i) {
+      auto t0 = std::chrono::steady_clock::now();
+      int c = connect_to(o["--to"], port, timeout);
+      if (c < 0) return 1;
+      (void)!::write(c, "rr\n", 3);
+      if (read_line(c).empty()) return 1;
+      ::close(c);
+      us.push_back(
+          std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());
+    }
+    std::sort(us.begin(), us.end());
+    std::printf("count=%d p50_us=%.0f p99_us=%.0f\n", count, us[us.size() / 2],
+                us[us.size() * 99 / 100]);
+    return 0;
+  }
   int fd = connect_to(o["--to"], port, timeout);
   if (fd < 0) {
     std::printf("connect-failed to=%s\n", o["--to"].c_str());
