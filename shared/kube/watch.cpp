@@ -90,8 +90,8 @@ void list_and_watch(DynamicClient& client, const ResourceRef& collection,
                     std::stop_token stop) {
   Backoff backoff(options.backoff);
   std::mt19937_64 rng(std::random_device{}());
-  std::string resource_version;
-  bool need_list = true;
+  std::string resource_version = options.resume_resource_version;
+  bool need_list = resource_version.empty();
   auto report = [&](const ApiError& e) {
     spdlog::warn("list/watch {}: {}", collection.to_string(), e.to_error().message());
     if (handlers.on_error) handlers.on_error(e);

@@ -45,6 +45,9 @@ struct ListWatchOptions {
   // many clients do not reconnect in lockstep; the client gives up 30 s after that.
   std::chrono::seconds min_watch_timeout{300};
   BackoffPolicy backoff{std::chrono::milliseconds(800), std::chrono::milliseconds(30'000), 2.0};
+  // Non-empty: start by watching from this resourceVersion (one remembered from earlier)
+  // instead of listing; if it is too old (410) the loop relists as usual.
+  std::string resume_resource_version;
 };
 
 struct ListWatchHandlers {

@@ -234,3 +234,46 @@ TEST_CASE("list_and_watch relists on 410 and resumes from the last resourceVersi
 }
 
 }  // namespace fed::kube
+
+namespace fed::kube {
+
+TEST_CASE(
+    "list_and_watch can resume from a remembered resourceVersion, relisting if it is too old") {
+  std::atomic<int> lists{0};
+  LoopbackServer server([&](const TestRequest& req) {
+    if (!req.has_param("watch")) {
+      ++lists;
+      return TestResponse::json(200, json{{"kind", "ConfigMapList"},
+                                          {"metadata", {{"resourceVersion", "50"}}},
+                                          {"items", json::array()}}
+                                         .dump());
+    }
+    TestResponse r;
+    r.stream = true;
+    r.hold_open = true;
+    r.chunks = {req.param("resourceVersion") == "5" ? expired_event() : event("ADDED", "n", "51")};
+    return r;
+  });
+  auto client = client_for(server);
+  ListWatchOptions opts;
+  opts.backoff = BackoffPolicy{1ms, 5ms, 2.0};
+  opts.resume_resource_version = "5";
+  std::atomic<int> added{0};
+  ListWatchHandlers h;
+  h.on_list = [](std::vector<json>&&, const std::string&) {};
+  h.on_event = [&](WatchEvent&&) { ++added; };
+  std::stop_source stop;
+  std::thread loop([&] { list_and_watch(*client, kConfigMaps, opts, h, stop.get_token()); });
+  const bool ok = eventually([&] { return added.load() == 1; });
+  stop.request_stop();
+  loop.join();
+  CHECK(ok);
+  CHECK(lists == 1);
+  const auto reqs = server.requests();
+  REQUIRE(reqs.size() >= 3);
+  CHECK(reqs[0].param("resourceVersion") == "5");  // no list before the first watch
+  CHECK_FALSE(reqs[1].has_param("watch"));         // the relist after 410
+  CHECK(reqs[2].param("resourceVersion") == "50");
+}
+
+}  // namespace fed::kube
