@@ -139,8 +139,11 @@ ApiResult<nlohmann::json> DynamicClient::create(const ResourceRef& collection,
   if (!object.is_object()) return invalid("create " + collection.to_string() + ": not an object");
   Query q;
   add_to_query(q, options);
-  return write("POST", collection.collection(), q.str(), with_namespace(object, collection),
-               "application/json", Idempotency::NonIdempotent);
+  // A subresource of a named object (serviceaccounts/x/token, pods/x/eviction) is posted to
+  // as is; anything else goes to the collection.
+  const bool to_subresource = !collection.name.empty() && !collection.subresource.empty();
+  return write("POST", to_subresource ? collection : collection.collection(), q.str(),
+               with_namespace(object, collection), "application/json", Idempotency::NonIdempotent);
 }
 
 ApiResult<nlohmann::json> DynamicClient::update(const ResourceRef& ref,

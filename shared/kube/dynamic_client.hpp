@@ -36,7 +36,8 @@ class DynamicClient final {
   // (410) restarts the listing from the first page once.
   ApiResult<nlohmann::json> list_all(const ResourceRef& collection, ListOptions options = {},
                                      std::stop_token stop = {});
-  // POST to the collection. The namespace of `ref` wins over the object's.
+  // POST to the collection, or to a named object's subresource when `collection` names one
+  // (serviceaccounts/x/token, pods/x/eviction). The namespace of the ref wins over the object's.
   ApiResult<nlohmann::json> create(const ResourceRef& collection, const nlohmann::json& object,
                                    const WriteOptions& options = {});
   // PUT; the object's metadata.resourceVersion makes it conditional (409 Conflict if stale).

@@ -233,6 +233,12 @@ TEST_CASE("verbs build the right requests from ResourceRefs and from objects") {
   CHECK(path_of(*nsref) == "/api/v1/namespaces/prod");  // cluster-scoped
   REQUIRE(client->apply_object(configmap("other", "z"), ApplyOptions{"fed", false, false}));
   CHECK(server.requests().back().path == "/api/v1/namespaces/other/configmaps/z");
+  // POST to a named object's subresource (a TokenRequest) keeps the name and subresource.
+  REQUIRE(
+      client->create({{"", "v1", "serviceaccounts"}, "default", "sa", "token"},
+                     json{{"apiVersion", "authentication.k8s.io/v1"}, {"kind", "TokenRequest"}}));
+  CHECK(server.requests().back().method == "POST");
+  CHECK(server.requests().back().path == "/api/v1/namespaces/default/serviceaccounts/sa/token");
   auto no_kind = client->ref_for(json{{"metadata", {{"name", "q"}}}});
   REQUIRE_FALSE(no_kind);
   CHECK(no_kind.error().code() == ErrorCode::Invalid);
