@@ -11,10 +11,10 @@
 #include <string>
 #include <vector>
 
-#include "roles/build_info.hpp"
 #include "roles/idle_runner.hpp"
 #include "roles/options.hpp"
 #include "roles/run.hpp"
+#include "util/build_info.hpp"
 #include "util/edit_distance.hpp"
 
 namespace {
@@ -103,7 +103,7 @@ int run(int argc, char** argv) {
   }
 
   if (version->parsed()) {
-    std::cout << "fed-agent " << fed::agent::version() << " (commit " << fed::agent::git_commit()
+    std::cout << "fed-agent " << fed::build::version() << " (commit " << fed::build::git_commit()
               << ")\n";
     return fed::agent::kExitOk;
   }

@@ -9,9 +9,9 @@
 #include "http/server.hpp"
 #include "metrics/process_metrics.hpp"
 #include "metrics/registry.hpp"
-#include "roles/build_info.hpp"
 #include "roles/health.hpp"
 #include "roles/signals.hpp"
+#include "util/build_info.hpp"
 
 namespace fed::agent {
 namespace {
@@ -36,7 +36,7 @@ int run_role(RoleRunner& runner, const AgentOptions& options) {
   registry
       .gauge_family("fed_build_info", "fed-agent build and role; always 1.",
                     {"version", "commit", "role"})
-      .with({std::string(version()), std::string(git_commit()), role})
+      .with({std::string(build::version()), std::string(build::git_commit()), role})
       .set(1);
   auto& ready_gauge = registry.gauge("fed_agent_ready", "1 once the role reports ready.");
 
@@ -56,7 +56,8 @@ int run_role(RoleRunner& runner, const AgentOptions& options) {
     return kExitFailure;
   }
 
-  spdlog::info("fed-agent {} (commit {}) starting role {}", version(), git_commit(), role);
+  spdlog::info("fed-agent {} (commit {}) starting role {}", build::version(), build::git_commit(),
+               role);
   const RoleContext ctx{options, registry};
   if (auto started = runner.start(ctx); !started) {
     spdlog::error("fed-agent {}: role failed to start: {}", role, started.error().message());

@@ -1,7 +1,7 @@
 #include "cmd/cluster.hpp"
 
-#include "cmd/build_info.hpp"
 #include "kube/kubeconfig_resolve.hpp"
+#include "util/build_info.hpp"
 
 namespace fed::plugin {
 
@@ -12,7 +12,7 @@ Result<kube::RestConfig> rest_config_for(const GlobalOptions& global) {
   load.namespace_override = global.namespace_name;
   FED_ASSIGN_OR_RETURN(kube::RestConfig config, kube::rest_config_from_flags(load));
   config.request_timeout = global.request_timeout;
-  config.user_agent = "kubectl-fed/" + std::string(client_version());
+  config.user_agent = "kubectl-fed/" + std::string(build::version());
   return config;
 }
 

@@ -5,9 +5,9 @@
 #include <memory>
 #include <ostream>
 
-#include "cmd/build_info.hpp"
 #include "cmd/cluster.hpp"
 #include "cmd/version_server.hpp"
+#include "util/build_info.hpp"
 
 namespace fed::plugin {
 namespace {
@@ -17,8 +17,8 @@ namespace {
 constexpr std::chrono::seconds kDefaultProbeTimeout{10};
 
 nlohmann::json client_info() {
-  return {{"gitVersion", "v" + std::string(client_version())},
-          {"gitCommit", std::string(client_git_commit())}};
+  return {{"gitVersion", "v" + std::string(build::version())},
+          {"gitCommit", std::string(build::git_commit())}};
 }
 
 Runner wire_version(CLI::App& app) {
@@ -55,7 +55,7 @@ Status run_version(const GlobalOptions& global, const VersionOptions& options, O
   nlohmann::json doc = {{"clientVersion", client_info()}};
   const auto print_client = [&] {
     out.print(doc, [](std::ostream& os) {
-      os << "Client Version: v" << client_version() << " (commit " << client_git_commit() << ")\n";
+      os << "Client Version: v" << build::version() << " (commit " << build::git_commit() << ")\n";
     });
   };
   if (options.client_only) {
@@ -77,7 +77,7 @@ Status run_version(const GlobalOptions& global, const VersionOptions& options, O
   }
   doc["serverVersion"] = server->info;
   out.print(doc, [&](std::ostream& os) {
-    os << "Client Version: v" << client_version() << " (commit " << client_git_commit() << ")\n"
+    os << "Client Version: v" << build::version() << " (commit " << build::git_commit() << ")\n"
        << "Server Version: " << server->git_version << "\n";
   });
   return ok();

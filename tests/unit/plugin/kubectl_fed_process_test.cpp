@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "cmd/build_info.hpp"
 #include "fake_cluster.hpp"
+#include "util/build_info.hpp"
 #include "util/subprocess.hpp"
 
 namespace {
@@ -52,8 +52,8 @@ std::string bash(const std::string& script) {
   return r->stdout_data;
 }
 
-const std::string kClientLine = "Client Version: v" + std::string(fed::plugin::client_version()) +
-                                " (commit " + std::string(fed::plugin::client_git_commit()) + ")\n";
+const std::string kClientLine = "Client Version: v" + std::string(fed::build::version()) +
+                                " (commit " + std::string(fed::build::git_commit()) + ")\n";
 
 }  // namespace
 
@@ -78,7 +78,7 @@ TEST_CASE("-o selects the output format wherever it is written") {
   const Run json = kubectl_fed({"-o", "json", "version", "--client"});
   REQUIRE(json.code == 0);
   const auto doc = nlohmann::json::parse(json.out);
-  CHECK(doc["clientVersion"]["gitVersion"] == "v" + std::string(fed::plugin::client_version()));
+  CHECK(doc["clientVersion"]["gitVersion"] == "v" + std::string(fed::build::version()));
   const Run yaml = kubectl_fed({"version", "--client", "-oyaml"});
   CHECK(yaml.code == 0);
   CHECK(yaml.out.find("clientVersion:\n  gitCommit: ") == 0);

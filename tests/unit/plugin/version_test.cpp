@@ -8,8 +8,8 @@
 
 #include <yaml-cpp/yaml.h>
 
-#include "cmd/build_info.hpp"
 #include "fake_cluster.hpp"
+#include "util/build_info.hpp"
 
 using fed::plugin::GlobalOptions;
 using fed::plugin::Output;
@@ -24,9 +24,8 @@ TEST_CASE("run_version prints client and server versions") {
   std::ostringstream out, err;
   Output o(out, err, OutputFormat::Table, Progress::Hidden);
   REQUIRE(fed::plugin::run_version(global, VersionOptions{}, o));
-  CHECK(out.str() == "Client Version: v" + std::string(fed::plugin::client_version()) +
-                         " (commit " + std::string(fed::plugin::client_git_commit()) +
-                         ")\nServer Version: v1.29.2\n");
+  CHECK(out.str() == "Client Version: v" + std::string(fed::build::version()) + " (commit " +
+                         std::string(fed::build::git_commit()) + ")\nServer Version: v1.29.2\n");
 }
 
 TEST_CASE("run_version -o json carries the server's whole /version object") {
@@ -37,7 +36,7 @@ TEST_CASE("run_version -o json carries the server's whole /version object") {
   Output o(out, err, OutputFormat::Json, Progress::Hidden);
   REQUIRE(fed::plugin::run_version(global, VersionOptions{}, o));
   const auto doc = nlohmann::json::parse(out.str());
-  CHECK(doc["clientVersion"]["gitVersion"] == "v" + std::string(fed::plugin::client_version()));
+  CHECK(doc["clientVersion"]["gitVersion"] == "v" + std::string(fed::build::version()));
   CHECK(doc["serverVersion"] == nlohmann::json::parse(fed::plugin::test::kServerVersionJson));
 }
 
@@ -51,9 +50,9 @@ TEST_CASE("run_version --client does not read any kubeconfig") {
   REQUIRE(fed::plugin::run_version(global, options, o));
   // Read it back: the commit may be all digits and then is quoted.
   const YAML::Node doc = YAML::Load(out.str());
-  CHECK(doc["clientVersion"]["gitCommit"].as<std::string>() == fed::plugin::client_git_commit());
+  CHECK(doc["clientVersion"]["gitCommit"].as<std::string>() == fed::build::git_commit());
   CHECK(doc["clientVersion"]["gitVersion"].as<std::string>() ==
-        "v" + std::string(fed::plugin::client_version()));
+        "v" + std::string(fed::build::version()));
   CHECK(doc.size() == 1);
 }
 

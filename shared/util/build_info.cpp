@@ -1,4 +1,4 @@
-#include "roles/build_info.hpp"
+#include "util/build_info.hpp"
 
 #ifndef FED_VERSION
 #error "FED_VERSION must be defined by CMake"
@@ -7,7 +7,7 @@
 #error "FED_GIT_COMMIT must be defined by CMake"
 #endif
 
-namespace fed::agent {
+namespace fed::build {
 
 std::string_view version() {
   return FED_VERSION;
@@ -16,4 +16,4 @@ std::string_view git_commit() {
   return FED_GIT_COMMIT;
 }
 
-}  // namespace fed::agent
+}  // namespace fed::build
