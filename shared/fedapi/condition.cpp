@@ -11,6 +11,19 @@ const Condition* find_condition(const std::vector<Condition>& conditions, std::s
   return nullptr;
 }
 
+bool set_condition(std::vector<Condition>& conditions, Condition c, const std::string& now) {
+  for (Condition& old : conditions) {
+    if (old.type != c.type) continue;
+    c.last_transition_time = old.status == c.status ? old.last_transition_time : now;
+    if (old == c) return false;
+    old = std::move(c);
+    return true;
+  }
+  c.last_transition_time = now;
+  conditions.push_back(std::move(c));
+  return true;
+}
+
 void to_json(nlohmann::json& j, const Condition& c) {
   j = nlohmann::json::object();
   j["type"] = c.type;

@@ -27,6 +27,10 @@ void to_json(nlohmann::json& j, const Condition& c);
 // Throws FieldError (json_fields.hpp); call through decode().
 void from_json(const nlohmann::json& j, Condition& c);
 
+// Puts `c` into `conditions` (replacing the one of its type). lastTransitionTime is `now` when
+// the status changed and kept otherwise. True when anything changed.
+bool set_condition(std::vector<Condition>& conditions, Condition c, const std::string& now);
+
 // The conditions list of a status; absent when empty.
 void write_conditions(nlohmann::json& j, const std::vector<Condition>& conditions);
 std::vector<Condition> read_conditions(const nlohmann::json& j);

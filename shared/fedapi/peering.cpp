@@ -58,6 +58,8 @@ void to_json(nlohmann::json& j, const PeeringSpec& spec) {
   j["backend"] = std::string(to_string(spec.backend));
   write_string(j, "gatewayEndpoint", spec.gateway_endpoint);
   write_string(j, "publicKey", spec.public_key);
+  write_string(j, "localTunnelAddress", spec.local_tunnel_address);
+  write_string(j, "peerTunnelAddress", spec.peer_tunnel_address);
 }
 
 void from_json(const nlohmann::json& j, PeeringSpec& spec) {
@@ -70,6 +72,8 @@ void from_json(const nlohmann::json& j, PeeringSpec& spec) {
       backend.empty() ? TunnelBackend::WireGuard : parse_enum(kBackends, "backend", backend);
   spec.gateway_endpoint = read_string(j, "gatewayEndpoint");
   spec.public_key = read_string(j, "publicKey");
+  spec.local_tunnel_address = read_string(j, "localTunnelAddress");
+  spec.peer_tunnel_address = read_string(j, "peerTunnelAddress");
 }
 
 void to_json(nlohmann::json& j, const TunnelStatus& tunnel) {

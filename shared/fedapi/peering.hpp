@@ -32,6 +32,10 @@ struct PeeringSpec {
   // Known once the peer's gateway is up; the tunnel stays Pending until then.
   std::string gateway_endpoint;  // the peer gateway's underlay "ip:port"
   std::string public_key;        // the peer gateway's WireGuard public key (base64); vxlan: ""
+  // Addresses on the tunnel interfaces (169.254.64.0/18, allocated by the manager): the
+  // datapath routes the peer's ranges via the peer's one.
+  std::string local_tunnel_address;
+  std::string peer_tunnel_address;
 
   friend bool operator==(const PeeringSpec&, const PeeringSpec&) = default;
 };

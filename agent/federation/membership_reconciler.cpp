@@ -1,0 +1,289 @@
+#include "federation/membership_reconciler.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <set>
+
+#include "fedapi/group.hpp"
+#include "federation/network_exchange.hpp"
+#include "federation/peering_builder.hpp"
+#include "util/rfc3339.hpp"
+
+namespace fed::federation {
+namespace {
+
+using nlohmann::json;
+using namespace std::chrono_literals;
+
+// The host's own address on every tunnel; members get the next free ones of 169.254.64.0/18.
+constexpr std::string_view kHostTunnelAddress = "169.254.64.1";
+constexpr std::uint32_t kTunnelPoolFirst = (169u << 24) | (254u << 16) | (64u << 8) | 2u;
+constexpr std::uint32_t kTunnelPoolLast = (169u << 24) | (254u << 16) | (127u << 8) | 254u;
+
+std::string cluster_id_of(const json& fc) {
+  const std::string id = fc["spec"].value("clusterID", "");
+  return id.empty() ? fc["metadata"].value("name", "") : id;
+}
+
+std::string annotation(const json& object, std::string_view key) {
+  const json& a = object["metadata"].value("annotations", json::object());
+  return a.value(std::string(key), "");
+}
+
+// Deletes `ref`, treating "already gone" as done.
+Status remove_if_present(kube::DynamicClient& c, const kube::ResourceRef& ref) {
+  auto r = c.remove(ref);
+  if (r || r.error().is_not_found()) return ok();
+  return r.error().to_error();
+}
+
+fedapi::TunnelState tunnel_state_of(const json& peering) {
+  const std::string s = peering.value("status", json::object())
+                            .value("tunnel", json::object())
+                            .value("state", "Pending");
+  if (s == "Connected") return fedapi::TunnelState::Connected;
+  if (s == "Connecting") return fedapi::TunnelState::Connecting;
+  if (s == "Error") return fedapi::TunnelState::Error;
+  return fedapi::TunnelState::Pending;
+}
+
+// Applies one side's Peering and its manager-owned status; returns the tunnel state the
+// gateway's agent reported in it.
+Result<fedapi::TunnelState> apply_peering(kube::DynamicClient& c, const PeeringSide& side) {
+  const auto ref = fedapi::ref(fedapi::kPeering, side.peer_id);
+  auto applied =
+      c.apply(ref, peering_object(side), kube::ApplyOptions{std::string(kFieldManager), true});
+  if (!applied) {
+    return fail(applied.error().code(), "Peering " + side.peer_id + " in " + side.local_id + ": " +
+                                            applied.error().to_error().message());
+  }
+  fedapi::PeeringStatus status = peering_network_status(side);
+  status.conditions = fedapi::read_conditions((*applied).value("status", json::object()));
+  fedapi::set_condition(status.conditions,
+                        {"NetworkReady", networks_complete(side) ? "True" : "False",
+                         networks_complete(side) ? "Exchanged" : "Exchanging",
+                         "networks exchanged with " + side.peer_id, "",
+                         (*applied)["metadata"].value("generation", std::int64_t{0})},
+                        util::format_rfc3339(std::chrono::system_clock::now()));
+  status.observed_generation = (*applied)["metadata"].value("generation", std::int64_t{0});
+  json body = status;
+  body.erase("tunnel");  // the gateway's agent owns it
+  auto patched = c.patch_status(ref, kube::PatchType::Merge, json{{"status", body}}.dump());
+  if (!patched) {
+    return fail(patched.error().code(), "Peering " + side.peer_id + " status in " + side.local_id +
+                                            ": " + patched.error().to_error().message());
+  }
+  return tunnel_state_of(*patched);
+}
+
+}  // namespace
+
+MembershipReconciler::MembershipReconciler(HostCluster host, kube::Informer& clusters)
+    : host_(std::move(host)), clusters_(clusters), connections_(host_.client) {}
+
+Result<kube::Requeue> MembershipReconciler::reconcile(const kube::Request& request) {
+  auto object = clusters_.store().get("", request.name);
+  if (!object) return kube::Requeue{};
+  const json& fc = *object;
+  const json finalizers = fc["metadata"].value("finalizers", json::array());
+  const bool has_finalizer =
+      std::find(finalizers.begin(), finalizers.end(), std::string(kFinalizer)) != finalizers.end();
+  if (fc["metadata"].contains("deletionTimestamp")) {
+    if (!has_finalizer) return kube::Requeue{};
+    FED_TRY(leave(fc));
+    FED_TRY(set_finalizer(fc, false));
+    return kube::Requeue{};
+  }
+  if (!has_finalizer) {
+    // The finalizer goes on before any state exists, so no unjoin can skip the teardown.
+    FED_TRY(set_finalizer(fc, true));
+    return kube::Requeue{};  // the update comes back through the informer
+  }
+  return join(fc);
+}
+
+Result<MembershipReconciler::Member*> MembershipReconciler::member(const json& fc) {
+  const std::string id = cluster_id_of(fc);
+  FED_ASSIGN_OR_RETURN(auto client, connections_.client_for(fc));
+  std::lock_guard lock(mu_);
+  auto& slot = members_[id];
+  if (slot && slot->client == client) return slot.get();
+  FED_ASSIGN_OR_RETURN(auto info, read_cluster_info(*client));
+  if (info.role != ClusterRole::Member || info.cluster_id != id) {
+    return fail(ErrorCode::Invalid, "the cluster behind FederatedCluster " + id + " says it is " +
+                                        info.cluster_id + " (" +
+                                        (info.role == ClusterRole::Host ? "a host" : "a member") +
+                                        "); join it again");
+  }
+  if (id == host_.info.cluster_id) {
+    return fail(ErrorCode::Invalid,
+                "member " + id + " has the host's cluster id; join it with another name");
+  }
+  if (info.federation_id != host_.info.cluster_id) {
+    return fail(ErrorCode::Conflict, "member " + id + " belongs to federation " +
+                                         info.federation_id + ", not " + host_.info.cluster_id +
+                                         "; unjoin it there first");
+  }
+  FED_ASSIGN_OR_RETURN(auto ipam, ClusterIpam::open(client, info));
+  slot = std::make_unique<Member>(Member{client, std::move(info), std::move(ipam)});
+  return slot.get();
+}
+
+Result<std::string> MembershipReconciler::tunnel_address(const json& fc) {
+  std::string mine = annotation(fc, kTunnelAddressAnnotation);
+  if (!mine.empty()) return mine;
+  std::set<std::string> used;
+  for (const auto& other : clusters_.store().list()) {
+    used.insert(annotation(*other, kTunnelAddressAnnotation));
+  }
+  for (std::uint32_t a = kTunnelPoolFirst; a <= kTunnelPoolLast; ++a) {
+    const std::string candidate = os::Ipv4{a}.str();
+    if (used.count(candidate)) continue;
+    // Conditional on the resourceVersion: two workers never hand out one address twice.
+    json patch{{"metadata",
+                {{"resourceVersion", fc["metadata"].value("resourceVersion", "")},
+                 {"annotations", {{std::string(kTunnelAddressAnnotation), candidate}}}}}};
+    auto r = host_.client->patch(fedapi::ref(fedapi::kFederatedCluster, fc["metadata"]["name"]),
+                                 kube::PatchType::Merge, patch.dump());
+    if (!r) return r.error().to_error();
+    return candidate;
+  }
+  return fail(ErrorCode::Unavailable, "no free tunnel address left in 169.254.64.0/18");
+}
+
+Status MembershipReconciler::set_finalizer(const json& fc, bool present) {
+  json list = json::array();
+  for (const auto& f : fc["metadata"].value("finalizers", json::array())) {
+    if (f != kFinalizer) list.push_back(f);
+  }
+  if (present) list.push_back(kFinalizer);
+  json patch{
+      {"metadata",
+       {{"resourceVersion", fc["metadata"].value("resourceVersion", "")}, {"finalizers", list}}}};
+  auto r = host_.client->patch(fedapi::ref(fedapi::kFederatedCluster, fc["metadata"]["name"]),
+                               kube::PatchType::Merge, patch.dump());
+  if (!r && !r.error().is_not_found()) return r.error().to_error();
+  return ok();
+}
+
+Result<kube::Requeue> MembershipReconciler::join(const json& fc) {
+  const std::string id = cluster_id_of(fc);
+  const std::string& host_id = host_.info.cluster_id;
+  auto m = member(fc);
+  if (!m) {
+    const auto& e = m.error();
+    const std::string reason = e.code() == ErrorCode::Unavailable  ? "MemberUnreachable"
+                               : e.code() == ErrorCode::Conflict   ? "ForeignFederation"
+                               : e.code() == ErrorCode::Permission ? "MemberForbidden"
+                                                                   : "MemberInvalid";
+    FED_TRY(report(fc, reason, e.message(), json(), json(), false, false));
+    return kube::Requeue{30s};
+  }
+  Member& mem = **m;
+  ClusterIpam& hi = *host_.ipam;
+  ClusterIpam& mi = *mem.ipam;
+  FED_ASSIGN_OR_RETURN(auto exchanged, exchange_networks({hi.ipam(), host_id, hi.local()},
+                                                         {mi.ipam(), id, mi.local()}));
+  const auto& host_view = exchanged.a_view_of_b;
+  const auto& member_view = exchanged.b_view_of_a;
+  FED_TRY(hi.save());
+  FED_TRY(mi.save());
+
+  FED_ASSIGN_OR_RETURN(auto host_gw, read_gateway_info(*host_.client));
+  FED_ASSIGN_OR_RETURN(auto member_gw, read_gateway_info(*mem.client));
+  FED_ASSIGN_OR_RETURN(auto member_addr, tunnel_address(fc));
+  FED_ASSIGN_OR_RETURN(auto host_state, hi.ipam().cluster(id));
+  FED_ASSIGN_OR_RETURN(auto member_state, mi.ipam().cluster(host_id));
+  const PeeringSide host_side{
+      host_id,    id, hi.local(), host_state, host_gw, member_gw, std::string(kHostTunnelAddress),
+      member_addr};
+  const PeeringSide member_side{id,        host_id, mi.local(),  member_state,
+                                member_gw, host_gw, member_addr, std::string(kHostTunnelAddress)};
+  FED_ASSIGN_OR_RETURN(auto host_tunnel, apply_peering(*host_.client, host_side));
+  FED_ASSIGN_OR_RETURN(auto member_tunnel, apply_peering(*mem.client, member_side));
+
+  const bool connected = host_tunnel == fedapi::TunnelState::Connected &&
+                         member_tunnel == fedapi::TunnelState::Connected;
+  json networks{
+      {"podCIDR", mem.info.pod_cidr.str()},
+      {"serviceCIDR", mem.info.service_cidr.str()},
+      {"externalCIDR", mi.local().external_cidr.str()},
+      {"remotePodCIDR", host_view.remote_pod_cidr.str()},
+      {"remoteExternalCIDR", host_view.remote_external_cidr.str()},
+      {"localRemappedPodCIDR", member_view.pod_remap() ? member_view.pod_remap()->str() : "None"},
+      {"localRemappedExternalCIDR",
+       member_view.external_remap() ? member_view.external_remap()->str() : "None"}};
+  std::string message;
+  if (!host_gw)
+    message = "waiting for the gateway of " + host_id + " to publish its key";
+  else if (!member_gw)
+    message = "waiting for the gateway of " + id + " to publish its key";
+  else if (!connected)
+    message = "waiting for both gateways to report the tunnel connected";
+  // The pair's state is the worse side's: an error on either, else the one further behind.
+  const auto pair_state =
+      host_tunnel == fedapi::TunnelState::Error || member_tunnel == fedapi::TunnelState::Error
+          ? fedapi::TunnelState::Error
+          : std::min(host_tunnel, member_tunnel);
+  json tunnel{{"state", std::string(fedapi::to_string(pair_state))}, {"backend", "wireguard"}};
+  if (member_gw) tunnel["gatewayNode"] = member_gw->node;
+  if (!message.empty()) tunnel["message"] = message;
+  FED_TRY(report(fc, connected ? "Peered" : "TunnelPending",
+                 connected ? "networks exchanged and tunnel connected" : message, networks, tunnel,
+                 true, connected));
+  return kube::Requeue{connected ? 60s : 5s};
+}
+
+Status MembershipReconciler::leave(const json& fc) {
+  const std::string id = cluster_id_of(fc);
+  const std::string& host_id = host_.info.cluster_id;
+  auto m = member(fc);
+  if (m) {
+    Member& mem = **m;
+    FED_TRY(remove_if_present(*mem.client, fedapi::ref(fedapi::kPeering, host_id)));
+    FED_TRY(remove_if_present(*mem.client, fedapi::ref(fedapi::kNatMapping, host_id)));
+    FED_TRY(mem.ipam->ipam().remove_cluster(host_id));
+    FED_TRY(mem.ipam->save());
+  } else {
+    // Unjoin removes the member's objects itself; the host side must not wait for it.
+    spdlog::warn("unjoin {}: member not reachable ({}); cleaning the host side only", id,
+                 m.error().message());
+  }
+  FED_TRY(remove_if_present(*host_.client, fedapi::ref(fedapi::kPeering, id)));
+  FED_TRY(remove_if_present(*host_.client, fedapi::ref(fedapi::kNatMapping, id)));
+  FED_TRY(host_.ipam->ipam().remove_cluster(id));
+  FED_TRY(host_.ipam->save());
+  connections_.forget(id);
+  std::lock_guard lock(mu_);
+  members_.erase(id);
+  spdlog::info("member {} left the federation", id);
+  return ok();
+}
+
+Status MembershipReconciler::report(const json& fc, const std::string& reason,
+                                    const std::string& message, const json& networks,
+                                    const json& tunnel, bool network_ready, bool tunnel_ready) {
+  const auto generation = fc["metadata"].value("generation", std::int64_t{0});
+  const std::string now = util::format_rfc3339(std::chrono::system_clock::now());
+  auto conditions = fedapi::read_conditions(fc.value("status", json::object()));
+  auto cond = [&](const char* type, bool value, const std::string& why) {
+    fedapi::set_condition(conditions,
+                          {type, value ? "True" : "False", why, message, "", generation}, now);
+  };
+  cond("NetworkReady", network_ready, network_ready ? "Exchanged" : reason);
+  cond("TunnelReady", tunnel_ready, tunnel_ready ? "Connected" : reason);
+  cond("Ready", network_ready && tunnel_ready, network_ready && tunnel_ready ? "Peered" : reason);
+  json status{{"observedGeneration", generation}};
+  fedapi::write_conditions(status, conditions);
+  if (!networks.is_null()) status["networks"] = networks;
+  if (!tunnel.is_null()) status["tunnel"] = tunnel;
+  if (fc.value("status", json::object()) == status) return ok();
+  auto r =
+      host_.client->patch_status(fedapi::ref(fedapi::kFederatedCluster, fc["metadata"]["name"]),
+                                 kube::PatchType::Merge, json{{"status", status}}.dump());
+  if (!r && !r.error().is_not_found()) return r.error().to_error();
+  return ok();
+}
+
+}  // namespace fed::federation

@@ -1,0 +1,64 @@
+#pragma once
+// The manager's FederatedCluster controller (docs/JOIN.md, spec 002 §2): for every joined
+// member it runs the network exchange in both directions — each side's IPAM keeps or remaps
+// the other's PodCIDR and ExternalCIDR and learns how it is seen — persists both IPAMs, writes
+// the Peering of each side with the peer gateway's endpoint and key, and reports the member's
+// networks and conditions. A finalizer tears all of it down when the member is unjoined.
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "federation/cluster_info.hpp"
+#include "federation/cluster_ipam.hpp"
+#include "federation/member_connections.hpp"
+#include "kube/informer.hpp"
+#include "kube/reconciler.hpp"
+
+namespace fed::federation {
+
+inline constexpr std::string_view kFinalizer = "kubectl-fed.io/membership";
+inline constexpr std::string_view kTunnelAddressAnnotation = "kubectl-fed.io/tunnel-address";
+inline constexpr std::string_view kFieldManager = "fed-manager";
+
+struct HostCluster {
+  std::shared_ptr<kube::DynamicClient> client;
+  ClusterInfo info;
+  ClusterIpam* ipam = nullptr;
+};
+
+class MembershipReconciler final : public kube::Reconciler {
+ public:
+  // `clusters` is the FederatedCluster informer; the reconciler reads objects from its cache.
+  MembershipReconciler(HostCluster host, kube::Informer& clusters);
+
+  Result<kube::Requeue> reconcile(const kube::Request& request) override;
+
+ private:
+  struct Member {
+    std::shared_ptr<kube::DynamicClient> client;
+    ClusterInfo info;
+    std::unique_ptr<ClusterIpam> ipam;
+  };
+
+  Result<kube::Requeue> join(const nlohmann::json& fc);
+  Status leave(const nlohmann::json& fc);
+  // The member's client, info and IPAM (cached); a failure is reported in the status.
+  Result<Member*> member(const nlohmann::json& fc);
+  Result<std::string> tunnel_address(const nlohmann::json& fc);
+  Status set_finalizer(const nlohmann::json& fc, bool present);
+  Status report(const nlohmann::json& fc, const std::string& reason, const std::string& message,
+                const nlohmann::json& networks, const nlohmann::json& tunnel, bool network_ready,
+                bool tunnel_ready);
+
+  HostCluster host_;
+  kube::Informer& clusters_;
+  MemberConnections connections_;
+  std::mutex mu_;  // members_ (one worker today; cheap insurance for more)
+  std::map<std::string, std::unique_ptr<Member>> members_;
+};
+
+}  // namespace fed::federation
