@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "federation/manager_runner.hpp"
 #include "roles/idle_runner.hpp"
 #include "roles/options.hpp"
 #include "roles/run.hpp"
@@ -122,7 +123,7 @@ int run(int argc, char** argv) {
   std::unique_ptr<fed::agent::RoleRunner> runner;
   if (node->parsed()) runner = std::make_unique<fed::agent::IdleRunner>(fed::agent::Role::Node);
   if (manager->parsed()) {
-    runner = std::make_unique<fed::agent::IdleRunner>(fed::agent::Role::Manager);
+    runner = std::make_unique<fed::federation::ManagerRunner>();
   }
   if (etcd_proxy->parsed()) {
     runner = std::make_unique<fed::agent::IdleRunner>(fed::agent::Role::EtcdProxy);
