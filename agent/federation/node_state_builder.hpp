@@ -1,0 +1,43 @@
+#pragma once
+// The node agent's desired datapath state from the API (docs/JOIN.md): this cluster's
+// federation ConfigMap and IpamState, its Nodes (the gateway is the one labelled
+// kubectl-fed.io/gateway=true), the Peerings the manager wrote and their NatMappings. Pure:
+// the informer-fed source (node role) calls it on every change.
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "fabric/node_state.hpp"
+#include "federation/cluster_info.hpp"
+#include "result/result.hpp"
+
+namespace fed::federation {
+
+inline constexpr std::string_view kGatewayLabel = "kubectl-fed.io/gateway";
+inline constexpr std::string_view kTunnelInterface = "fed.wg";
+
+struct NodeStateInputs {
+  ClusterInfo self;
+  std::string node_name;                     // the node this agent runs on
+  std::optional<os::Cidr> external_cidr;     // IpamState spec.externalCIDR, once the manager ran
+  std::vector<nlohmann::json> nodes;         // Node objects
+  std::vector<nlohmann::json> peerings;      // Peering objects of this cluster
+  std::vector<nlohmann::json> nat_mappings;  // NatMapping objects of this cluster
+  std::string tunnel_interface = std::string(kTunnelInterface);
+};
+
+// The gateway node's name: the labelled node (the first by name if several), or "" when none.
+std::string gateway_node(const std::vector<nlohmann::json>& nodes);
+
+// A Peering is installed once its networks are exchanged (NetworkReady) and the peer's
+// gateway is known (endpoint, key and tunnel address); the others are left out, so routes
+// never point into a tunnel that cannot carry them. Invalid when an object is malformed.
+Result<fabric::NodeNetworkState> build_node_state(const NodeStateInputs& in);
+
+// The peers build_node_state left out, with the reason, for the agent's status and logs.
+std::vector<std::string> pending_peerings(const NodeStateInputs& in);
+
+}  // namespace fed::federation
