@@ -1,0 +1,32 @@
+#pragma once
+// What the gateway's node agent tells its own cluster (docs/JOIN.md): the gateway ConfigMap
+// (node, underlay endpoint, WireGuard public key — never the private key), from which the
+// manager fills the peers' Peerings, and the tunnel state in each Peering's status.
+
+#include <cstdint>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "fedapi/peering.hpp"
+#include "kube/dynamic_client.hpp"
+#include "result/result.hpp"
+
+namespace fed::federation {
+
+inline constexpr std::string_view kGatewayAddressAnnotation = "kubectl-fed.io/gateway-address";
+
+// The address peers reach this gateway at: the node's kubectl-fed.io/gateway-address
+// annotation, else its first ExternalIP, else its InternalIP. Invalid when none is usable.
+Result<std::string> gateway_address(const nlohmann::json& node);
+
+// Writes the gateway ConfigMap (server-side apply, field manager "fed-agent").
+Status publish_gateway(kube::DynamicClient& client, const std::string& node,
+                       const std::string& endpoint, const std::string& public_key);
+
+// Sets status.tunnel of the Peering `peer` (a merge patch of that field only: the manager owns
+// the rest of the status). NotFound is not an error: the peering was just removed.
+Status report_tunnel(kube::DynamicClient& client, const std::string& peer,
+                     const fedapi::TunnelStatus& tunnel);
+
+}  // namespace fed::federation
