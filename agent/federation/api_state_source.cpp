@@ -64,6 +64,7 @@ void ApiNodeStateSource::bump() {
     ++version_;
   }
   changed_.notify_all();
+  if (on_change_) on_change_();
 }
 
 std::uint64_t ApiNodeStateSource::version() const {

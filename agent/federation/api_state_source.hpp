@@ -6,6 +6,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -34,6 +35,9 @@ class ApiNodeStateSource final : public fabric::NodeStateSource {
   // Why peerings are not installed yet ("c2: the peer's gateway is not up").
   std::vector<std::string> pending() const;
 
+  // Called (on an informer thread) after every change of an input; set before start().
+  void on_change(std::function<void()> callback) { on_change_ = std::move(callback); }
+
   std::uint64_t version() const;
   // Returns as soon as version() differs from `seen`, or after `timeout`; the current version.
   std::uint64_t wait_for_change(std::uint64_t seen, std::chrono::milliseconds timeout) const;
@@ -51,6 +55,7 @@ class ApiNodeStateSource final : public fabric::NodeStateSource {
   mutable std::mutex mu_;
   mutable std::condition_variable changed_;
   std::uint64_t version_ = 0;
+  std::function<void()> on_change_;
 };
 
 }  // namespace fed::federation

@@ -1,0 +1,89 @@
+#include "federation/node_runner.hpp"
+
+#include <unistd.h>
+
+#include <cstdlib>
+
+#include <spdlog/spdlog.h>
+
+#include "fabric/node_datapath.hpp"
+#include "kube/kubeconfig_resolve.hpp"
+
+namespace fed::federation {
+
+// Wraps the datapath reconciler to track readiness: ready after a pass that converged, not
+// ready (with the reason in the log) while the state is invalid or the kernel refuses.
+class NodeRunner::ReadyTracking final : public kube::Reconciler {
+ public:
+  ReadyTracking(fabric::NodeReconciler& inner, ApiNodeStateSource& source, std::atomic<bool>& ready)
+      : inner_(inner), source_(source), ready_(ready) {}
+
+  Result<kube::Requeue> reconcile(const kube::Request& request) override {
+    auto r = inner_.reconcile(request);
+    ready_ = r.has_value();
+    if (r) {
+      for (const auto& why : source_.pending()) spdlog::info("datapath: pending: {}", why);
+    }
+    return r;
+  }
+
+ private:
+  fabric::NodeReconciler& inner_;
+  ApiNodeStateSource& source_;
+  std::atomic<bool>& ready_;
+};
+
+std::string resolve_node_name(const std::string& flag) {
+  if (!flag.empty()) return flag;
+  if (const char* env = std::getenv("NODE_NAME"); env != nullptr && *env != '\0') return env;
+  char host[256] = {};
+  if (::gethostname(host, sizeof host - 1) == 0) return host;
+  return "";
+}
+
+Status NodeRunner::start(const agent::RoleContext& ctx) {
+  const std::string node = resolve_node_name(options_.node_name);
+  if (node.empty()) {
+    return fail(ErrorCode::Invalid,
+                "cannot tell this node's name: pass --node-name or set NODE_NAME (the DaemonSet "
+                "sets it from spec.nodeName)");
+  }
+  fabric::warn_if_nftables_backend();
+  kube::LoadOptions load;
+  load.kubeconfig_path = ctx.options.kubeconfig;
+  load.context = ctx.options.context;
+  FED_ASSIGN_OR_RETURN(auto config, kube::rest_config_from_flags(load));
+  config.user_agent = "fed-agent-node/" + node;
+  FED_ASSIGN_OR_RETURN(auto client, kube::DynamicClient::create(std::move(config)));
+
+  FED_ASSIGN_OR_RETURN(routes_, os::NetlinkRouteTable::create(options_.datapath.route_table,
+                                                              options_.datapath.rule_priority));
+  FED_ASSIGN_OR_RETURN(links_, os::NetlinkLinkManager::create());
+  nat_ = std::make_unique<os::IptcNatTable>();
+  metrics_ = std::make_unique<fabric::DatapathMetrics>(ctx.metrics);
+  source_ = std::make_unique<ApiNodeStateSource>(client, node);
+  datapath_ = std::make_unique<fabric::NodeReconciler>(
+      fabric::DatapathDeps{*routes_, *links_, *nat_}, *source_, options_.datapath,
+      options_.resync_period, metrics_.get());
+  tracking_ = std::make_unique<ReadyTracking>(*datapath_, *source_, ready_);
+
+  kube::ControllerOptions copts;
+  copts.name = "datapath";
+  copts.workers = 1;  // one kernel, one writer
+  controller_ = std::make_unique<kube::Controller>(*tracking_, std::move(copts));
+  const kube::Request key{"", node};
+  source_->on_change([this, key] { controller_->queue().add(key); });
+  FED_TRY(source_->start(std::chrono::minutes(2)));
+  FED_TRY(controller_->start());
+  controller_->queue().add(key);
+  spdlog::info("node {}: datapath follows the federation's Peerings", node);
+  return ok();
+}
+
+void NodeRunner::stop() {
+  ready_ = false;
+  if (controller_) controller_->stop();
+  if (source_) source_->stop();
+}
+
+}  // namespace fed::federation
