@@ -141,7 +141,7 @@ TEST_CASE("decoding names the field that is missing or mistyped") {
 
 TEST_CASE("unset fields stay absent and defaults apply on read") {
   api::PeeringSpec spec{"c1", "c9", "10.9.0.0/16", "10.8.0.0/16", api::TunnelBackend::Vxlan,
-                        "",   ""};
+                        "",   "", "", ""};
   json j = spec;
   CHECK_FALSE(j.contains("publicKey"));
   CHECK_FALSE(j.contains("gatewayEndpoint"));
