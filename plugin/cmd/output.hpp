@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cmd/global_options.hpp"
+#include "util/yaml_text.hpp"
 
 namespace fed::plugin {
 
@@ -57,8 +58,7 @@ std::string render_table(const Table& table);
 // JSON with two-space indentation and a trailing newline, as kubectl -o json prints.
 std::string to_json_text(const nlohmann::json& value);
 
-// Block-style YAML; strings that would read back as another type ("true", "123", "null", "")
-// are quoted. Ends with a newline.
-std::string to_yaml_text(const nlohmann::json& value);
+// Block-style YAML (shared/util/yaml_text.hpp, which the agent uses for kubelet configs too).
+using util::to_yaml_text;
 
 }  // namespace fed::plugin

@@ -89,6 +89,40 @@ Unexpected spawn_error(int err, const std::string& program) {
   }
 }
 
+// Spawns options.argv with `actions`: no blocked signals, default handlers, and with
+// `own_group` its own process group. Returns the child's pid.
+Result<pid_t> spawn_with(const SubprocessOptions& options, posix_spawn_file_actions_t& actions,
+                         bool own_group) {
+  posix_spawnattr_t attr;
+  ::posix_spawnattr_init(&attr);
+  Cleanup destroy_attr([&] { ::posix_spawnattr_destroy(&attr); });
+  // The child starts with no blocked signals and default handlers for the ones a server
+  // commonly ignores (SIGPIPE), whatever this process did with them.
+  short flags = POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF;
+  sigset_t none;
+  ::sigemptyset(&none);
+  ::posix_spawnattr_setsigmask(&attr, &none);
+  sigset_t defaults;
+  ::sigemptyset(&defaults);
+  for (int s : {SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD}) ::sigaddset(&defaults, s);
+  ::posix_spawnattr_setsigdefault(&attr, &defaults);
+  if (own_group) {
+    flags |= POSIX_SPAWN_SETPGROUP;
+    ::posix_spawnattr_setpgroup(&attr, 0);
+  }
+  ::posix_spawnattr_setflags(&attr, flags);
+
+  std::vector<std::string> argv_strings = options.argv;
+  std::vector<char*> argv = c_strings(argv_strings);
+  std::vector<std::string> env_strings = build_env(options.env);
+  std::vector<char*> envp = c_strings(env_strings);
+  const std::string& program = options.argv.front();
+  pid_t pid = -1;
+  const int rc = ::posix_spawnp(&pid, program.c_str(), &actions, &attr, argv.data(), envp.data());
+  if (rc != 0) return spawn_error(rc, program);
+  return pid;
+}
+
 // Waits for `pid`, giving up at `deadline`; returns false on timeout.
 bool wait_until(pid_t pid, int& status, Clock::time_point deadline) {
   auto pause = std::chrono::milliseconds(1);
@@ -132,6 +166,8 @@ Result<SubprocessResult> run_subprocess(const SubprocessOptions& options) {
   }
   const std::string& program = options.argv.front();
   const bool capture_stderr = options.stderr_mode == StderrMode::Capture;
+  // Its own process group (unless it may read our terminal), so a timeout also kills whatever
+  // it started.
   const bool own_group = options.stdin_mode == StdinMode::Null;
 
   FED_ASSIGN_OR_RETURN(Pipe out, make_pipe());
@@ -143,10 +179,6 @@ Result<SubprocessResult> run_subprocess(const SubprocessOptions& options) {
   posix_spawn_file_actions_t actions;
   ::posix_spawn_file_actions_init(&actions);
   Cleanup destroy_actions([&] { ::posix_spawn_file_actions_destroy(&actions); });
-  posix_spawnattr_t attr;
-  ::posix_spawnattr_init(&attr);
-  Cleanup destroy_attr([&] { ::posix_spawnattr_destroy(&attr); });
-
   if (options.stdin_mode == StdinMode::Null) {
     ::posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
   }
@@ -157,31 +189,7 @@ Result<SubprocessResult> run_subprocess(const SubprocessOptions& options) {
     ::posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
   }
 
-  // The child starts with no blocked signals and default handlers for the ones a server
-  // commonly ignores (SIGPIPE), whatever this process did with them.
-  short flags = POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF;
-  sigset_t none;
-  ::sigemptyset(&none);
-  ::posix_spawnattr_setsigmask(&attr, &none);
-  sigset_t defaults;
-  ::sigemptyset(&defaults);
-  for (int s : {SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD}) ::sigaddset(&defaults, s);
-  ::posix_spawnattr_setsigdefault(&attr, &defaults);
-  if (own_group) {
-    // Its own process group, so a timeout also kills whatever it started.
-    flags |= POSIX_SPAWN_SETPGROUP;
-    ::posix_spawnattr_setpgroup(&attr, 0);
-  }
-  ::posix_spawnattr_setflags(&attr, flags);
-
-  std::vector<std::string> argv_strings = options.argv;
-  std::vector<char*> argv = c_strings(argv_strings);
-  std::vector<std::string> env_strings = build_env(options.env);
-  std::vector<char*> envp = c_strings(env_strings);
-
-  pid_t pid = -1;
-  const int rc = ::posix_spawnp(&pid, program.c_str(), &actions, &attr, argv.data(), envp.data());
-  if (rc != 0) return spawn_error(rc, program);
+  FED_ASSIGN_OR_RETURN(const pid_t pid, spawn_with(options, actions, own_group));
   out.write.reset();
   err.write.reset();
 
@@ -251,6 +259,27 @@ Result<SubprocessResult> run_subprocess(const SubprocessOptions& options) {
     result.signal = WTERMSIG(status);
   }
   return result;
+}
+
+Result<int> spawn_background(const SubprocessOptions& options) {
+  if (options.argv.empty() || options.argv.front().empty()) {
+    return fail(ErrorCode::Invalid, "spawn_background: empty command line");
+  }
+  if (options.stderr_mode == StderrMode::Capture || options.stdin_mode == StdinMode::Inherit) {
+    return fail(ErrorCode::Invalid,
+                "spawn_background: a background child can neither capture stderr nor read stdin");
+  }
+  posix_spawn_file_actions_t actions;
+  ::posix_spawn_file_actions_init(&actions);
+  Cleanup destroy_actions([&] { ::posix_spawn_file_actions_destroy(&actions); });
+  ::posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  if (options.stderr_mode == StderrMode::Null) {
+    ::posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
+  }
+  // Its own process group: a signal to ours (Ctrl-C on a terminal) must not stop a daemon that
+  // is meant to outlive us.
+  FED_ASSIGN_OR_RETURN(const pid_t pid, spawn_with(options, actions, true));
+  return static_cast<int>(pid);
 }
 
 }  // namespace fed::util

@@ -53,4 +53,10 @@ struct SubprocessResult {
 // a non-zero exit, a signal or a timeout is reported in the result.
 Result<SubprocessResult> run_subprocess(const SubprocessOptions& options);
 
+// Starts options.argv without waiting for it (a daemon the caller supervises): stdin from
+// /dev/null, stdout inherited, stderr inherited or /dev/null, in its own process group.
+// Returns its pid; the caller reaps it (waitpid), or init does once the caller is gone.
+// `timeout` and `max_output_bytes` do not apply.
+Result<int> spawn_background(const SubprocessOptions& options);
+
 }  // namespace fed::util
