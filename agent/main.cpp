@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "federation/manager_runner.hpp"
+#include "reconfig/cli/reconfigure_node_command.hpp"
 #include "roles/idle_runner.hpp"
 #include "roles/options.hpp"
 #include "roles/run.hpp"
@@ -40,7 +41,8 @@ std::vector<std::string> normalize_args(int argc, char** argv) {
 // For a parse failure caused by a mistyped subcommand: "unknown command "nod"; did you mean
 // "node"?". Empty when the first word is a known subcommand or there is none.
 std::string unknown_command_message(const std::vector<std::string>& args) {
-  const std::vector<std::string> commands = {"node", "manager", "etcd-proxy", "version"};
+  const std::vector<std::string> commands = {"node", "manager", "etcd-proxy", "version",
+                                             "reconfigure-node"};
   const std::vector<std::string> value_flags = {"--bind-address", "--log-format", "-v", "--v",
                                                 "--kubeconfig",   "--context"};
   for (std::size_t i = 0; i < args.size(); ++i) {
@@ -89,6 +91,7 @@ int run(int argc, char** argv) {
   auto* manager = app.add_subcommand("manager", "Run the federation controllers (Deployment)");
   auto* etcd_proxy = app.add_subcommand("etcd-proxy", "Run the etcd proxy");
   auto* version = app.add_subcommand("version", "Print the version and git commit");
+  const fed::reconfig::ReconfigureNodeCommand reconfigure_node(app);
 
   const std::vector<std::string> args = normalize_args(argc, argv);
   try {
@@ -118,6 +121,7 @@ int run(int argc, char** argv) {
     std::cerr << "fed-agent: " << valid.error().message() << "\n";
     return kExitUsage;
   }
+  if (reconfigure_node.parsed()) return reconfigure_node.run(options);
 
   // Explicit wiring: each role's runner. A role gets its own runner when its controllers land.
   std::unique_ptr<fed::agent::RoleRunner> runner;

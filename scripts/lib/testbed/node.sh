@@ -127,13 +127,32 @@ start_node() {
   wait_for "c$c/node$k containerd" 30 ctr -a "$nr/containerd.sock" version ||
     die "c$c/node$k: containerd did not start (log: $nd/logs/containerd.log)"
   import_images "$nr/containerd.sock"
-  start_daemon "c$c-node$k-kubelet" "$ns" "$nd/logs/kubelet.log" "$TB_BIN/kubelet" \
+  start_kubelet "$c" "$k"
+  start_daemon "c$c-node$k-kube-proxy" "$ns" "$nd/logs/kube-proxy.log" "$TB_BIN/kube-proxy" \
+    --config "$nd/kube-proxy-config.yaml" --v 1
+}
+
+start_kubelet() {
+  local c=$1 k=$2 nd
+  nd=$(ndir "$c" "$k")
+  start_daemon "c$c-node$k-kubelet" "$(ns_node "$c" "$k")" "$nd/logs/kubelet.log" "$TB_BIN/kubelet" \
     --config "$nd/kubelet-config.yaml" --kubeconfig "$nd/kubelet.kubeconfig" \
     --root-dir "$nd/kubelet" --cert-dir "$nd/kubelet/pki" \
     --hostname-override "node$k" --node-ip "$(node_lan_ip "$c" "$k")" \
     --node-labels "fedtb.io/cluster=c$c$([ "$k" = 1 ] && echo ",fedtb.io/gateway=true")" --v 1
-  start_daemon "c$c-node$k-kube-proxy" "$ns" "$nd/logs/kube-proxy.log" "$TB_BIN/kube-proxy" \
-    --config "$nd/kube-proxy-config.yaml" --v 1
+}
+
+# Stops a node's kubelet (if it runs) and starts it again with its config file as it is now,
+# as systemctl restart would: how the reconfiguration agent's tests apply a new config.
+restart_kubelet() {
+  local c=${1#c} k=${2#node} pidfile pid
+  pidfile="$TB_RUN/pids/c$c-node$k-kubelet.pid"
+  [ -d "$(ndir "$c" "$k")" ] || die "restart-kubelet: no node c$c/node$k (scripts/testbed status)"
+  if [ -f "$pidfile" ] && pid=$(cat "$pidfile") && kill -0 "$pid" 2>/dev/null; then
+    kill -TERM "$pid"
+    wait_for "c$c/node$k kubelet to stop" 30 sh -c "! kill -0 $pid" || kill -KILL "$pid" 2>/dev/null || true
+  fi
+  start_kubelet "$c" "$k"
 }
 
 # Records the node's PodCIDR on its Node object (the testbed allocates, not the controller-manager).
