@@ -1,6 +1,8 @@
 #pragma once
 // LinkManager: the agent's own VXLAN overlay device (created, changed and deleted only when it
-// carries the agent's marker) and read-only questions about every other link.
+// carries the agent's marker), the settings and addresses of links a helper created for the
+// agent (the WireGuard tunnel's TUN device, which wireguard-go creates), and read-only questions
+// about every other link.
 
 #include <cstdint>
 #include <optional>
@@ -55,6 +57,31 @@ struct VxlanState {
   std::vector<NeighbourEntry> neighbours;
 };
 
+// An IPv4 address on an interface, with the prefix length of its connected route.
+struct LinkAddress {
+  Ipv4 ip;
+  std::uint8_t prefix_length = 32;
+  auto operator<=>(const LinkAddress&) const = default;
+};
+
+// Any link, as the kernel reports it.
+struct LinkState {
+  std::string kind;    // rtnetlink kind: "tun", "vxlan", "veth"; "" when the kernel gives none
+  bool owned = false;  // carries the agent's alias marker
+  bool up = false;
+  std::uint32_t mtu = 0;
+  std::vector<LinkAddress> addresses;  // IPv4 only
+};
+
+// Changes to an existing link; empty fields are left as they are.
+struct LinkSettings {
+  std::optional<std::uint32_t> mtu;
+  std::optional<bool> up;
+  bool mark_owned = false;  // set the agent's alias marker
+
+  friend bool operator==(const LinkSettings&, const LinkSettings&) = default;
+};
+
 class LinkManager {
  public:
   virtual ~LinkManager() = default;
@@ -74,6 +101,17 @@ class LinkManager {
 
   // Whether a link named `name` exists (any kind; read-only).
   virtual Result<bool> link_exists(std::string_view name) = 0;
+
+  // The link `name` of any kind, or nullopt when there is none.
+  virtual Result<std::optional<LinkState>> link(std::string_view name) = 0;
+  // Changes MTU, state or marker of the existing link `name` (NotFound when it is missing).
+  virtual Status set_link(std::string_view name, const LinkSettings& settings) = 0;
+  // Adds an address; an address already there is not an error.
+  virtual Status add_address(std::string_view name, const LinkAddress& address) = 0;
+  // Removes an address; NotFound when it is not there.
+  virtual Status delete_address(std::string_view name, const LinkAddress& address) = 0;
+  // Deletes the link `name` of any kind; refuses (Conflict) a link without the agent's alias.
+  virtual Status delete_owned_link(std::string_view name) = 0;
 };
 
 }  // namespace fed::os

@@ -4,6 +4,7 @@
 #include <linux/neighbour.h>
 #include <net/if.h>
 #include <netlink/cache.h>
+#include <netlink/errno.h>
 #include <netlink/netlink.h>
 #include <netlink/route/addr.h>
 #include <netlink/route/link.h>
@@ -256,6 +257,111 @@ Status NetlinkLinkManager::delete_neighbour(std::string_view device, const Neigh
 Result<bool> NetlinkLinkManager::link_exists(std::string_view name) {
   FED_ASSIGN_OR_RETURN(auto link, get_link(state_->sock.get(), name));
   return static_cast<bool>(link);
+}
+
+// Generic links (the tunnel's TUN device) --------------------------------------------------
+
+Result<std::optional<LinkState>> NetlinkLinkManager::link(std::string_view name) {
+  nl_sock* sock = state_->sock.get();
+  FED_ASSIGN_OR_RETURN(auto l, get_link(sock, name));
+  if (!l) return std::optional<LinkState>();
+  LinkState st;
+  const char* kind = rtnl_link_get_type(l.get());
+  st.kind = kind != nullptr ? kind : "";
+  const char* alias = rtnl_link_get_ifalias(l.get());
+  st.owned = alias != nullptr && std::string_view(alias) == kOwnedLinkAlias;
+  st.up = (rtnl_link_get_flags(l.get()) & IFF_UP) != 0;
+  st.mtu = rtnl_link_get_mtu(l.get());
+  const int idx = rtnl_link_get_ifindex(l.get());
+  nl_cache* raw = nullptr;
+  if (int err = rtnl_addr_alloc_cache(sock, &raw); err < 0) return nl::error("list addresses", err);
+  nl::CacheHandle addrs(raw);
+  for (nl_object* o = nl_cache_get_first(addrs.get()); o; o = nl_cache_get_next(o)) {
+    auto* a = reinterpret_cast<rtnl_addr*>(o);
+    if (rtnl_addr_get_ifindex(a) != idx || rtnl_addr_get_family(a) != AF_INET) continue;
+    nl_addr* local = rtnl_addr_get_local(a);
+    if (auto ip = nl::to_ipv4(local)) {
+      st.addresses.push_back(
+          LinkAddress{*ip, static_cast<std::uint8_t>(nl_addr_get_prefixlen(local))});
+    }
+  }
+  return std::optional<LinkState>(std::move(st));
+}
+
+Status NetlinkLinkManager::set_link(std::string_view name, const LinkSettings& settings) {
+  nl_sock* sock = state_->sock.get();
+  FED_ASSIGN_OR_RETURN(auto l, get_link(sock, name));
+  if (!l) return fail(ErrorCode::NotFound, "link " + std::string(name) + " not found");
+  LinkHandle change(rtnl_link_alloc());
+  if (!change) return fail(ErrorCode::Internal, "netlink: out of memory building a link change");
+  if (settings.mtu) rtnl_link_set_mtu(change.get(), *settings.mtu);
+  if (settings.up == true) rtnl_link_set_flags(change.get(), IFF_UP);
+  if (settings.up == false) rtnl_link_unset_flags(change.get(), IFF_UP);
+  if (settings.mark_owned) {
+    rtnl_link_set_ifalias(change.get(), std::string(kOwnedLinkAlias).c_str());
+  }
+  if (int err = rtnl_link_change(sock, l.get(), change.get(), 0); err < 0) {
+    return nl::error("change link " + std::string(name), err);
+  }
+  return ok();
+}
+
+namespace {
+
+// An rtnl_addr for `address` on link `idx`.
+RtAddrHandle link_addr(int idx, const LinkAddress& address) {
+  RtAddrHandle addr(rtnl_addr_alloc());
+  if (!addr) return addr;
+  rtnl_addr_set_ifindex(addr.get(), idx);
+  rtnl_addr_set_family(addr.get(), AF_INET);
+  auto local = nl::make_addr(address.ip, address.prefix_length);
+  rtnl_addr_set_local(addr.get(), local.get());
+  return addr;
+}
+
+std::string addr_text(const LinkAddress& a, std::string_view link) {
+  return a.ip.str() + "/" + std::to_string(a.prefix_length) + " on " + std::string(link);
+}
+
+}  // namespace
+
+Status NetlinkLinkManager::add_address(std::string_view name, const LinkAddress& address) {
+  nl_sock* sock = state_->sock.get();
+  FED_ASSIGN_OR_RETURN(int idx, nl::ifindex(sock, name));
+  auto addr = link_addr(idx, address);
+  if (!addr) return fail(ErrorCode::Internal, "netlink: out of memory building an address");
+  if (int err = rtnl_addr_add(sock, addr.get(), 0); err < 0 && -err != NLE_EXIST) {
+    return nl::error("add address " + addr_text(address, name), err);
+  }
+  return ok();
+}
+
+Status NetlinkLinkManager::delete_address(std::string_view name, const LinkAddress& address) {
+  nl_sock* sock = state_->sock.get();
+  FED_ASSIGN_OR_RETURN(int idx, nl::ifindex(sock, name));
+  auto addr = link_addr(idx, address);
+  if (!addr) return fail(ErrorCode::Internal, "netlink: out of memory building an address");
+  if (int err = rtnl_addr_delete(sock, addr.get(), 0); err < 0) {
+    return nl::error("delete address " + addr_text(address, name), err);
+  }
+  return ok();
+}
+
+Status NetlinkLinkManager::delete_owned_link(std::string_view name) {
+  nl_sock* sock = state_->sock.get();
+  FED_ASSIGN_OR_RETURN(auto st, link(name));
+  if (!st) return fail(ErrorCode::NotFound, "link " + std::string(name) + " not found");
+  if (!st->owned) {
+    return fail(ErrorCode::Conflict, "link " + std::string(name) +
+                                         " was not marked by fed-agent (no alias marker); "
+                                         "left in place");
+  }
+  FED_ASSIGN_OR_RETURN(auto l, get_link(sock, name));
+  if (!l) return ok();
+  if (int err = rtnl_link_delete(sock, l.get()); err < 0 && !nl::is_not_found(err)) {
+    return nl::error("delete link " + std::string(name), err);
+  }
+  return ok();
 }
 
 }  // namespace fed::os

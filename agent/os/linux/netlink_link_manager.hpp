@@ -24,6 +24,11 @@ class NetlinkLinkManager final : public LinkManager {
   Status add_neighbour(std::string_view device, const NeighbourEntry& entry) override;
   Status delete_neighbour(std::string_view device, const NeighbourEntry& entry) override;
   Result<bool> link_exists(std::string_view name) override;
+  Result<std::optional<LinkState>> link(std::string_view name) override;
+  Status set_link(std::string_view name, const LinkSettings& settings) override;
+  Status add_address(std::string_view name, const LinkAddress& address) override;
+  Status delete_address(std::string_view name, const LinkAddress& address) override;
+  Status delete_owned_link(std::string_view name) override;
 
  private:
   struct State;

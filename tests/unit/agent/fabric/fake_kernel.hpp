@@ -85,6 +85,14 @@ class FakeLinkManager final : public os::LinkManager {
     return ok();
   }
   Result<bool> link_exists(std::string_view) override { return true; }
+  // Generic links are the tunnel's; the fabric never touches them.
+  Result<std::optional<os::LinkState>> link(std::string_view) override {
+    return std::optional<os::LinkState>();
+  }
+  Status set_link(std::string_view, const os::LinkSettings&) override { return ok(); }
+  Status add_address(std::string_view, const os::LinkAddress&) override { return ok(); }
+  Status delete_address(std::string_view, const os::LinkAddress&) override { return ok(); }
+  Status delete_owned_link(std::string_view) override { return ok(); }
 
   std::optional<os::VxlanState> vxlan_;
   int writes = 0;
