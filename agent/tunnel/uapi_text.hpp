@@ -1,0 +1,70 @@
+#pragma once
+// The WireGuard cross-platform UAPI text protocol (wireguard.com/xplatform) that wireguard-go
+// serves on its unix socket: parsing a "get=1" answer and writing a "set=1" request. Pure
+// text in, values out; the socket is uapi_client's.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "result/result.hpp"
+#include "tunnel/wg_key.hpp"
+
+namespace fed::tunnel {
+
+// One peer as "get=1" reports it. Endpoint and allowed IPs stay in the daemon's canonical text
+// ("203.0.113.2:51820", "10.0.0.0/24"): the planner compares them with its own canonical text.
+struct UapiPeer {
+  WgKey public_key;
+  std::string endpoint;                  // "" when the peer has none yet
+  std::vector<std::string> allowed_ips;  // in the daemon's order
+  std::uint32_t keepalive_seconds = 0;   // persistent keepalive; 0 = off
+  std::int64_t last_handshake_sec = 0;   // Unix time; 0 = never
+  std::uint64_t rx_bytes = 0;
+  std::uint64_t tx_bytes = 0;
+};
+
+// The device as "get=1" reports it.
+struct UapiDevice {
+  std::optional<WgKey> private_key;  // none when no key is set
+  std::uint16_t listen_port = 0;
+  std::vector<UapiPeer> peers;
+};
+
+// Changes to one peer in a "set=1" request. Fields left empty are not sent (left as they are).
+struct UapiPeerChange {
+  WgKey public_key;
+  bool remove = false;  // remove the peer; every other field is ignored
+  std::optional<std::string> endpoint;
+  std::optional<std::uint32_t> keepalive_seconds;
+  std::optional<std::vector<std::string>> allowed_ips;  // replaces the whole list
+
+  friend bool operator==(const UapiPeerChange&, const UapiPeerChange&) = default;
+};
+
+// A "set=1" request: only what must change.
+struct UapiSet {
+  std::optional<WgKey> private_key;
+  std::optional<std::uint16_t> listen_port;
+  std::vector<UapiPeerChange> peers;  // removals first, then additions and updates
+
+  bool empty() const { return !private_key && !listen_port && peers.empty(); }
+};
+
+// Parses a complete "get=1" answer (key=value lines, then "errno=N" and an empty line). A
+// non-zero errno is an Internal error carrying it; an unknown key is ignored (newer daemons add
+// fields), a malformed line is Internal and quotes it.
+Result<UapiDevice> parse_get_response(std::string_view text);
+
+// Checks the answer to a "set=1" request ("errno=0" and an empty line).
+Status parse_set_response(std::string_view text);
+
+// The request text for `set`, ending with the empty line that submits it.
+std::string format_set_request(const UapiSet& set);
+
+// True once `text` holds a whole answer (it ends with the empty line after "errno=").
+bool uapi_response_complete(std::string_view text);
+
+}  // namespace fed::tunnel
