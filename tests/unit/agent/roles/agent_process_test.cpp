@@ -132,15 +132,21 @@ TEST_CASE("fed-agent node serves health and metrics and exits 0 on SIGTERM withi
   CHECK(agent.output().find("stopped cleanly") != std::string::npos);
 }
 
-TEST_CASE("fed-agent manager logs JSON with --log-format json and stops on SIGINT") {
-  Child agent(
-      {FED_AGENT_BINARY, "--log-format", "json", "manager", "--bind-address", "127.0.0.1:0"});
-  const std::string line = agent.wait_for(
-      std::regex(R"((\{[^\n]*role manager started; controllers: none yet[^\n]*\}))"), 10s);
+TEST_CASE("fed-agent logs JSON with --log-format json; the manager without a cluster exits 1") {
+  // No kubeconfig anywhere: the manager must say how to give it one, as a JSON log line.
+  Child agent({"/usr/bin/env", "-u", "KUBECONFIG", "-u", "KUBERNETES_SERVICE_HOST",
+               "HOME=/nonexistent", FED_AGENT_BINARY, "--log-format", "json", "manager",
+               "--bind-address", "127.0.0.1:0"});
+  CHECK(agent.wait_exit(10s) == 1);
   INFO(agent.output());
-  CHECK(line.find("\"level\":\"info\"") != std::string::npos);
-  agent.signal(SIGINT);
-  CHECK(agent.wait_exit(2s) == 0);
+  const std::string line =
+      agent.wait_for(std::regex(R"((\{[^\n]*role failed to start[^\n]*\}))"), 1s);
+  REQUIRE_FALSE(line.empty());
+  CHECK(line.find("\"level\":\"error\"") != std::string::npos);
+  CHECK(line.find("pass --kubeconfig") != std::string::npos);
+  CHECK(std::regex_search(
+      agent.output(),
+      std::regex(R"(\{"level":"info","msg":"health server listening on [^\n]*\})")));
 }
 
 TEST_CASE("fed-agent usage errors exit 2 with a suggestion; version exits 0") {
