@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -54,11 +55,20 @@ Result<bool> WireguardGoDaemon::running(std::string_view interface) {
 }
 
 Status WireguardGoDaemon::start(std::string_view interface) {
+  // wireguard-go detaches by re-running itself with WG_PROCESS_FOREGROUND=1 appended to its
+  // environment, and Go reads the first of duplicate variables: an inherited (or overridden)
+  // WG_PROCESS_FOREGROUND would make it stay in the foreground or, set empty, re-run itself
+  // without end. It cannot be removed from the child's environment here, so refuse it.
+  if (std::getenv("WG_PROCESS_FOREGROUND") != nullptr) {
+    return fail(ErrorCode::Invalid,
+                "WG_PROCESS_FOREGROUND is set in the agent's environment; unset it, so "
+                "wireguard-go can detach");
+  }
   util::SubprocessOptions opts;
   opts.argv = {settings_.program, std::string(interface)};
   // With LOG_LEVEL set, the detached daemon would keep our stderr pipe open and this call would
-  // wait for it to exit; unset, it writes to /dev/null once detached.
-  opts.env = {{"LOG_LEVEL", ""}, {"WG_PROCESS_FOREGROUND", ""}};
+  // wait for it to exit; empty, it writes to /dev/null once detached.
+  opts.env = {{"LOG_LEVEL", ""}};
   opts.stderr_mode = util::StderrMode::Capture;
   opts.timeout = settings_.start_timeout;
   auto run = util::run_subprocess(opts);
