@@ -50,9 +50,11 @@ class Run {
         new_config_text(current));  // refuse a change the kubelet would reject, before any write
     progress_.desired = desired_;
     progress_.original = values_at(*seen.configz, req_.changes);
-    FED_TRY(record(Phase::Started, ""));
-    // The backup is complete on disk before the config file changes in any way.
+    // The backup is complete on disk before the config file changes in any way, and before
+    // Started is recorded: a resumed run trusts the backup it finds, which must not be the one an
+    // earlier change left behind.
     FED_TRY(util::write_file_atomic(backup_path(req_.config_file), current, 0600));
+    FED_TRY(record(Phase::Started, ""));
     return apply();
   }
 
@@ -69,7 +71,8 @@ class Run {
                  to_string(recorded.phase));
     const auto backup = backup_path(req_.config_file);
     if (!std::filesystem::exists(backup)) {
-      // Started was recorded but the backup was not written: the file is still the old one.
+      // Removed by hand since Started was recorded (the backup precedes it): the file is still
+      // the old one only in Started, which is the case this recovers.
       FED_ASSIGN_OR_RETURN(const std::string current, read_current());
       FED_TRY(util::write_file_atomic(backup, current, 0600));
     }
