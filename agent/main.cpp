@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "federation/cli/node_command.hpp"
 #include "federation/manager_runner.hpp"
 #include "reconfig/cli/reconfigure_node_command.hpp"
 #include "roles/idle_runner.hpp"
@@ -88,6 +89,7 @@ int run(int argc, char** argv) {
   app.add_option("--context", options.context, "kubeconfig context to use");
 
   auto* node = app.add_subcommand("node", "Run the per-node agent (DaemonSet)");
+  const fed::federation::NodeCommand node_command(*node);
   auto* manager = app.add_subcommand("manager", "Run the federation controllers (Deployment)");
   auto* etcd_proxy = app.add_subcommand("etcd-proxy", "Run the etcd proxy");
   auto* version = app.add_subcommand("version", "Print the version and git commit");
@@ -125,7 +127,15 @@ int run(int argc, char** argv) {
 
   // Explicit wiring: each role's runner. A role gets its own runner when its controllers land.
   std::unique_ptr<fed::agent::RoleRunner> runner;
-  if (node->parsed()) runner = std::make_unique<fed::agent::IdleRunner>(fed::agent::Role::Node);
+  if (node->parsed()) {
+    if (node_command.uninstall()) return node_command.run_uninstall(options);
+    auto made = node_command.runner();
+    if (!made) {
+      std::cerr << "fed-agent: " << made.error().message() << "\n";
+      return kExitUsage;
+    }
+    runner = std::move(*made);
+  }
   if (manager->parsed()) {
     runner = std::make_unique<fed::federation::ManagerRunner>();
   }

@@ -102,8 +102,8 @@ class Child {
 
 }  // namespace
 
-TEST_CASE("fed-agent node serves health and metrics and exits 0 on SIGTERM within 2 s") {
-  Child agent({FED_AGENT_BINARY, "node", "--bind-address", "127.0.0.1:0", "-v=2"});
+TEST_CASE("fed-agent etcd-proxy serves health and metrics and exits 0 on SIGTERM within 2 s") {
+  Child agent({FED_AGENT_BINARY, "etcd-proxy", "--bind-address", "127.0.0.1:0", "-v=2"});
   const std::string port_text =
       agent.wait_for(std::regex(R"(health server listening on 127\.0\.0\.1:(\d+))"), 10s);
   INFO(agent.output());
@@ -111,7 +111,8 @@ TEST_CASE("fed-agent node serves health and metrics and exits 0 on SIGTERM withi
   const auto port = static_cast<std::uint16_t>(std::stoi(port_text));
 
   CHECK(status_line(get(port, "/healthz")) == "HTTP/1.1 200 OK");
-  CHECK_FALSE(agent.wait_for(std::regex("role node started; controllers: none yet"), 5s).empty());
+  CHECK_FALSE(
+      agent.wait_for(std::regex("role etcd-proxy started; controllers: none yet"), 5s).empty());
   CHECK(status_line(get(port, "/readyz")) == "HTTP/1.1 200 OK");
 
   const std::string metrics = body_of(get(port, "/metrics"));
@@ -120,7 +121,7 @@ TEST_CASE("fed-agent node serves health and metrics and exits 0 on SIGTERM withi
   CHECK(std::regex_search(metrics, std::regex(R"(\nprocess_cpu_seconds_total [0-9.e+-]+\n)")));
   CHECK(std::regex_search(metrics, std::regex(R"(\nprocess_start_time_seconds \d+)")));
   CHECK(metrics.find("fed_agent_ready 1\n") != std::string::npos);
-  CHECK(metrics.find("role=\"node\"} 1\n") != std::string::npos);
+  CHECK(metrics.find("role=\"etcd-proxy\"} 1\n") != std::string::npos);
 
   // An idle keep-open connection must not hold up the shutdown.
   auto idle = fed::http::test::connect_loopback(port);
@@ -147,6 +148,21 @@ TEST_CASE("fed-agent logs JSON with --log-format json; the manager without a clu
   CHECK(std::regex_search(
       agent.output(),
       std::regex(R"(\{"level":"info","msg":"health server listening on [^\n]*\})")));
+}
+
+TEST_CASE("fed-agent node: the API mode needs a cluster, bad datapath flags exit 2") {
+  {
+    Child agent({"/usr/bin/env", "-u", "KUBECONFIG", "-u", "KUBERNETES_SERVICE_HOST",
+                 "HOME=/nonexistent", FED_AGENT_BINARY, "node", "--node-name", "n1",
+                 "--bind-address", "127.0.0.1:0"});
+    CHECK(agent.wait_exit(10s) == 1);
+    CHECK(agent.output().find("pass --kubeconfig") != std::string::npos);
+  }
+  {
+    Child agent({FED_AGENT_BINARY, "node", "--resync-period", "soon"});
+    CHECK(agent.wait_exit(5s) == 2);
+    CHECK(agent.output().find("--resync-period \"soon\"") != std::string::npos);
+  }
 }
 
 TEST_CASE("fed-agent usage errors exit 2 with a suggestion; version exits 0") {

@@ -1,0 +1,44 @@
+#pragma once
+// `fed-agent node`'s flags and the choice among its three modes: the DaemonSet's (datapath from
+// the federation's API objects), a state file's (netns tests, debugging), and --uninstall (the
+// DaemonSet's cleanup path: remove every trace, then exit).
+
+#include <memory>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "fabric/datapath_config.hpp"
+#include "result/result.hpp"
+#include "roles/options.hpp"
+#include "roles/role_runner.hpp"
+
+namespace fed::federation {
+
+struct NodeFlags {
+  std::string node_name;
+  std::string state_file;
+  std::string resync_period = "30s";
+  bool uninstall = false;
+  fabric::DatapathConfig datapath;
+};
+
+class NodeCommand final {
+ public:
+  // Adds the datapath flags to `node` (fed-agent's node subcommand).
+  explicit NodeCommand(CLI::App& node);
+  NodeCommand(const NodeCommand&) = delete;
+  NodeCommand& operator=(const NodeCommand&) = delete;
+
+  bool uninstall() const { return flags_.uninstall; }
+  // --uninstall: removes routes, rules, links and chains the agent made; the exit code
+  // (0, or 1 with every failure logged). No cluster is needed.
+  int run_uninstall(const agent::AgentOptions& common) const;
+  // The runner of the selected mode. Invalid names the flag.
+  Result<std::unique_ptr<agent::RoleRunner>> runner() const;
+
+ private:
+  NodeFlags flags_;
+};
+
+}  // namespace fed::federation
