@@ -10,8 +10,9 @@
 
 namespace fed::tunnel {
 
-// Reads the key at `path`, or generates one and writes it there (parent directories 0700,
-// file 0600, created exclusively so two agents starting at once end with the same key).
+// Reads the key at `path`, or generates one and writes it there (a directory it has to create
+// for it gets 0700; the file 0600, created exclusively so two agents starting at once end with
+// the same key).
 // Refuses a file that group or others may read: the key may have leaked; the message says how
 // to replace it.
 Result<WgKey> load_or_create_private_key(const std::string& path);

@@ -1,7 +1,7 @@
 #pragma once
 // The WireGuard cross-platform UAPI text protocol (wireguard.com/xplatform) that wireguard-go
 // serves on its unix socket: parsing a "get=1" answer and writing a "set=1" request. Pure
-// text in, values out; the socket is uapi_client's.
+// text in, values out; the socket is agent/os/linux/uapi_socket's.
 
 #include <cstdint>
 #include <optional>
