@@ -11,10 +11,11 @@
 #include <string>
 #include <vector>
 
+#include "etcdproxy/cli/etcd_proxy_flags.hpp"
+#include "etcdproxy/etcd_proxy_runner.hpp"
 #include "federation/cli/node_command.hpp"
 #include "federation/manager_runner.hpp"
 #include "reconfig/cli/reconfigure_node_command.hpp"
-#include "roles/idle_runner.hpp"
 #include "roles/options.hpp"
 #include "roles/run.hpp"
 #include "util/build_info.hpp"
@@ -91,7 +92,10 @@ int run(int argc, char** argv) {
   auto* node = app.add_subcommand("node", "Run the per-node agent (DaemonSet)");
   const fed::federation::NodeCommand node_command(*node);
   auto* manager = app.add_subcommand("manager", "Run the federation controllers (Deployment)");
-  auto* etcd_proxy = app.add_subcommand("etcd-proxy", "Run the etcd proxy");
+  auto* etcd_proxy = app.add_subcommand(
+      "etcd-proxy", "Run the leader-aware etcd proxy beside kube-apiserver (--members required)");
+  fed::etcdproxy::EtcdProxyFlags etcd_proxy_flags;
+  fed::etcdproxy::add_etcd_proxy_flags(*etcd_proxy, etcd_proxy_flags);
   auto* version = app.add_subcommand("version", "Print the version and git commit");
   const fed::reconfig::ReconfigureNodeCommand reconfigure_node(app);
 
@@ -140,7 +144,12 @@ int run(int argc, char** argv) {
     runner = std::make_unique<fed::federation::ManagerRunner>();
   }
   if (etcd_proxy->parsed()) {
-    runner = std::make_unique<fed::agent::IdleRunner>(fed::agent::Role::EtcdProxy);
+    auto proxy_options = fed::etcdproxy::to_options(etcd_proxy_flags);
+    if (!proxy_options) {
+      std::cerr << "fed-agent: " << proxy_options.error().message() << "\n";
+      return kExitUsage;
+    }
+    runner = std::make_unique<fed::etcdproxy::EtcdProxyRunner>(std::move(*proxy_options));
   }
   return fed::agent::run_role(*runner, options);
 }

@@ -12,11 +12,11 @@
 #include <string>
 #include <thread>
 
+#include "etcdproxy/cli/etcd_proxy_flags.hpp"
 #include "etcdproxy/etcd_proxy.hpp"
 #include "http/server.hpp"
 #include "log/log.hpp"
 #include "metrics/registry.hpp"
-#include "util/strings.hpp"
 
 namespace {
 
@@ -24,27 +24,10 @@ constexpr int kExitUsage = 2;
 
 int run(int argc, char** argv) {
   CLI::App app{"fed-etcd-proxy: leader-aware TCP proxy for kube-apiserver's etcd traffic"};
-  fed::etcdproxy::EtcdProxyOptions o;
-  std::string members, policy = "leader", metrics_address;
-  int poll_ms = 500, status_timeout_ms = 800, dial_ms = 1000, quiet_ms = 5, deadline_ms = 10000;
+  fed::etcdproxy::EtcdProxyFlags flags;
+  std::string metrics_address;
   int verbosity = 0;
-  app.add_option("--listen-address", o.listen_address, "host:port kube-apiserver connects to")
-      ->capture_default_str();
-  app.add_option("--members", members, "comma-separated member URLs (https://10.0.0.1:2379,...)")
-      ->required();
-  app.add_option("--policy", policy, "round-robin | leader | leader+classifier")
-      ->capture_default_str();
-  app.add_option("--cacert", o.status_tls.ca_file, "CA of the members' serving certificates");
-  app.add_option("--cert", o.status_tls.cert_file, "client certificate for status polls");
-  app.add_option("--key", o.status_tls.key_file, "client key for status polls");
-  app.add_option("--poll-period-ms", poll_ms, "Maintenance.Status period")->capture_default_str();
-  app.add_option("--status-timeout-ms", status_timeout_ms, "limit per status poll")
-      ->capture_default_str();
-  app.add_option("--dial-timeout-ms", dial_ms, "limit per member connect")->capture_default_str();
-  app.add_option("--drain-quiet-ms", quiet_ms, "quiet time before closing a deposed leader's link")
-      ->capture_default_str();
-  app.add_option("--drain-deadline-ms", deadline_ms, "close a deposed leader's link by then")
-      ->capture_default_str();
+  fed::etcdproxy::add_etcd_proxy_flags(app, flags);
   app.add_option("--metrics-address", metrics_address, "host:port serving /metrics (optional)");
   app.add_flag("-v", verbosity, "more logs (repeat for trace)");
   try {
@@ -53,20 +36,12 @@ int run(int argc, char** argv) {
     return app.exit(e) == 0 ? 0 : kExitUsage;
   }
   fed::log::init({fed::log::Format::Text, verbosity});
-  auto parsed_policy = fed::etcdproxy::parse_proxy_policy(policy);
-  if (!parsed_policy) {
-    spdlog::error("--policy: {}", parsed_policy.error().message());
+  auto options = fed::etcdproxy::to_options(flags);
+  if (!options) {
+    spdlog::error("{}", options.error().message());
     return kExitUsage;
   }
-  o.policy = *parsed_policy;
-  for (auto& m : fed::util::split(members, ',')) {
-    if (!m.empty()) o.members.push_back(m);
-  }
-  o.poll_period = std::chrono::milliseconds(poll_ms);
-  o.status_timeout = std::chrono::milliseconds(status_timeout_ms);
-  o.dial_timeout = std::chrono::milliseconds(dial_ms);
-  o.drain_quiet = std::chrono::milliseconds(quiet_ms);
-  o.drain_deadline = std::chrono::milliseconds(deadline_ms);
+  const fed::etcdproxy::EtcdProxyOptions& o = *options;
 
   // Signals are taken by sigwait on this thread; every other thread inherits the mask.
   sigset_t set;

@@ -102,8 +102,19 @@ class Child {
 
 }  // namespace
 
+// An etcd "member" that is never there: the proxy must run, serve health, and say it is not
+// ready (it knows no leader) instead of failing.
+const std::vector<std::string> kNoEtcd = {"--members", "https://127.0.0.1:1", "--listen-address",
+                                          "127.0.0.1:0"};
+
+std::vector<std::string> etcd_proxy(std::vector<std::string> args) {
+  args.insert(args.begin(), {FED_AGENT_BINARY, "etcd-proxy"});
+  args.insert(args.end(), kNoEtcd.begin(), kNoEtcd.end());
+  return args;
+}
+
 TEST_CASE("fed-agent etcd-proxy serves health and metrics and exits 0 on SIGTERM within 2 s") {
-  Child agent({FED_AGENT_BINARY, "etcd-proxy", "--bind-address", "127.0.0.1:0", "-v=2"});
+  Child agent(etcd_proxy({"--bind-address", "127.0.0.1:0", "-v=2"}));
   const std::string port_text =
       agent.wait_for(std::regex(R"(health server listening on 127\.0\.0\.1:(\d+))"), 10s);
   INFO(agent.output());
@@ -111,16 +122,16 @@ TEST_CASE("fed-agent etcd-proxy serves health and metrics and exits 0 on SIGTERM
   const auto port = static_cast<std::uint16_t>(std::stoi(port_text));
 
   CHECK(status_line(get(port, "/healthz")) == "HTTP/1.1 200 OK");
-  CHECK_FALSE(
-      agent.wait_for(std::regex("role etcd-proxy started; controllers: none yet"), 5s).empty());
-  CHECK(status_line(get(port, "/readyz")) == "HTTP/1.1 200 OK");
+  CHECK_FALSE(agent.wait_for(std::regex("etcd proxy listening on port [1-9]"), 5s).empty());
+  // No member answers, so no leader is known: alive, not ready.
+  CHECK(status_line(get(port, "/readyz")) == "HTTP/1.1 503 Service Unavailable");
 
   const std::string metrics = body_of(get(port, "/metrics"));
   CHECK(metrics.find("# TYPE process_resident_memory_bytes gauge\n") != std::string::npos);
   CHECK(std::regex_search(metrics, std::regex(R"(\nprocess_resident_memory_bytes [1-9]\d*\n)")));
   CHECK(std::regex_search(metrics, std::regex(R"(\nprocess_cpu_seconds_total [0-9.e+-]+\n)")));
   CHECK(std::regex_search(metrics, std::regex(R"(\nprocess_start_time_seconds \d+)")));
-  CHECK(metrics.find("fed_agent_ready 1\n") != std::string::npos);
+  CHECK(metrics.find("fed_agent_ready 0\n") != std::string::npos);
   CHECK(metrics.find("role=\"etcd-proxy\"} 1\n") != std::string::npos);
 
   // An idle keep-open connection must not hold up the shutdown.
@@ -183,6 +194,11 @@ TEST_CASE("fed-agent usage errors exit 2 with a suggestion; version exits 0") {
           std::string::npos);
   }
   {
+    Child agent({FED_AGENT_BINARY, "etcd-proxy", "--bind-address", "127.0.0.1:0"});
+    CHECK(agent.wait_exit(5s) == 2);
+    CHECK(agent.output().find("--members: no etcd member given") != std::string::npos);
+  }
+  {
     Child agent({FED_AGENT_BINARY, "version"});
     CHECK(agent.wait_exit(5s) == 0);
     CHECK(std::regex_search(agent.output(),
@@ -191,11 +207,11 @@ TEST_CASE("fed-agent usage errors exit 2 with a suggestion; version exits 0") {
 }
 
 TEST_CASE("fed-agent exits 1 when its port is taken") {
-  Child first({FED_AGENT_BINARY, "etcd-proxy", "--bind-address", "127.0.0.1:0"});
+  Child first(etcd_proxy({"--bind-address", "127.0.0.1:0"}));
   const std::string port =
       first.wait_for(std::regex(R"(health server listening on 127\.0\.0\.1:(\d+))"), 10s);
   REQUIRE_FALSE(port.empty());
-  Child second({FED_AGENT_BINARY, "etcd-proxy", "--bind-address", "127.0.0.1:" + port});
+  Child second(etcd_proxy({"--bind-address", "127.0.0.1:" + port}));
   CHECK(second.wait_exit(5s) == 1);
   CHECK(second.output().find("Address already in use") != std::string::npos);
   first.signal(SIGTERM);

@@ -1,0 +1,54 @@
+#include "etcdproxy/cli/etcd_proxy_flags.hpp"
+
+#include "util/strings.hpp"
+
+namespace fed::etcdproxy {
+
+void add_etcd_proxy_flags(CLI::App& app, EtcdProxyFlags& f) {
+  app.add_option("--listen-address", f.options.listen_address,
+                 "host:port kube-apiserver's --etcd-servers points at")
+      ->capture_default_str();
+  app.add_option("--members", f.members,
+                 "Comma-separated etcd member client URLs (https://10.0.0.1:2379,...)");
+  app.add_option("--policy", f.policy, "round-robin | leader | leader+classifier")
+      ->capture_default_str();
+  app.add_option("--cacert", f.options.status_tls.ca_file,
+                 "CA of the members' serving certificates");
+  app.add_option("--cert", f.options.status_tls.cert_file, "Client certificate for status polls");
+  app.add_option("--key", f.options.status_tls.key_file, "Client key for status polls");
+  app.add_option("--poll-period-ms", f.poll_ms, "Maintenance.Status period")->capture_default_str();
+  app.add_option("--status-timeout-ms", f.status_timeout_ms, "Limit per status poll")
+      ->capture_default_str();
+  app.add_option("--dial-timeout-ms", f.dial_ms, "Limit per member connect")->capture_default_str();
+  app.add_option("--drain-quiet-ms", f.quiet_ms,
+                 "Quiet time before closing a deposed leader's connection")
+      ->capture_default_str();
+  app.add_option("--drain-deadline-ms", f.deadline_ms,
+                 "Close a deposed leader's connection by then in any case")
+      ->capture_default_str();
+}
+
+Result<EtcdProxyOptions> to_options(const EtcdProxyFlags& f) {
+  EtcdProxyOptions o = f.options;
+  auto policy = parse_proxy_policy(f.policy);
+  if (!policy) return policy.error().with_context("--policy");
+  o.policy = *policy;
+  o.members.clear();
+  for (auto& m : util::split(f.members, ',')) {
+    if (!m.empty()) o.members.push_back(m);
+  }
+  if (o.members.empty()) {
+    return fail(ErrorCode::Invalid,
+                "--members: no etcd member given; pass every member's client URL, e.g. "
+                "--members https://10.0.0.1:2379,https://10.0.0.2:2379");
+  }
+  o.poll_period = std::chrono::milliseconds(f.poll_ms);
+  o.status_timeout = std::chrono::milliseconds(f.status_timeout_ms);
+  o.dial_timeout = std::chrono::milliseconds(f.dial_ms);
+  o.drain_quiet = std::chrono::milliseconds(f.quiet_ms);
+  o.drain_deadline = std::chrono::milliseconds(f.deadline_ms);
+  FED_TRY(validate(o));
+  return o;
+}
+
+}  // namespace fed::etcdproxy
