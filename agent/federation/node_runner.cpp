@@ -12,17 +12,37 @@
 namespace fed::federation {
 
 // Wraps the datapath reconciler to track readiness: ready after a pass that converged, not
-// ready (with the reason in the log) while the state is invalid or the kernel refuses.
+// ready while the state is invalid or the kernel refuses. Failures and the recovery after
+// them also become Events on the Node, where `kubectl describe node` shows them.
 class NodeRunner::ReadyTracking final : public kube::Reconciler {
  public:
-  ReadyTracking(fabric::NodeReconciler& inner, ApiNodeStateSource& source, std::atomic<bool>& ready)
-      : inner_(inner), source_(source), ready_(ready) {}
+  ReadyTracking(fabric::NodeReconciler& inner, ApiNodeStateSource& source,
+                kube::EventRecorder& events, std::string node, std::atomic<bool>& ready)
+      : inner_(inner),
+        source_(source),
+        events_(events),
+        node_{"v1", "Node", "", node, ""},
+        ready_(ready) {}
 
   Result<kube::Requeue> reconcile(const kube::Request& request) override {
     auto r = inner_.reconcile(request);
     ready_ = r.has_value();
     if (r) {
       for (const auto& why : source_.pending()) spdlog::info("datapath: pending: {}", why);
+      if (failing_) {
+        events_.record(node_, kube::EventType::Normal, "DatapathConverged",
+                       "the federation datapath converged again");
+      }
+      failing_ = false;
+    } else {
+      failing_ = true;
+      const bool invalid = r.error().code() == ErrorCode::Invalid;
+      events_.record(node_, kube::EventType::Warning,
+                     invalid ? "DatapathInvalid" : "DatapathFailed",
+                     invalid ? "the desired datapath cannot be applied, the kernel is left as "
+                               "it was: " +
+                                   r.error().message()
+                             : r.error().message());
     }
     return r;
   }
@@ -30,7 +50,10 @@ class NodeRunner::ReadyTracking final : public kube::Reconciler {
  private:
   fabric::NodeReconciler& inner_;
   ApiNodeStateSource& source_;
+  kube::EventRecorder& events_;
+  const kube::InvolvedObject node_;
   std::atomic<bool>& ready_;
+  bool failing_ = false;  // one worker: no lock needed
 };
 
 std::string resolve_node_name(const std::string& flag) {
@@ -65,7 +88,9 @@ Status NodeRunner::start(const agent::RoleContext& ctx) {
   datapath_ = std::make_unique<fabric::NodeReconciler>(
       fabric::DatapathDeps{*routes_, *links_, *nat_}, *source_, options_.datapath,
       options_.resync_period, metrics_.get());
-  tracking_ = std::make_unique<ReadyTracking>(*datapath_, *source_, ready_);
+  events_ =
+      std::make_unique<kube::EventRecorder>(client, kube::EventSource{"fed-agent-node", node});
+  tracking_ = std::make_unique<ReadyTracking>(*datapath_, *source_, *events_, node, ready_);
 
   kube::ControllerOptions copts;
   copts.name = "datapath";

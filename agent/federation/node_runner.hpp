@@ -15,6 +15,7 @@
 #include "fabric/node_reconciler.hpp"
 #include "federation/api_state_source.hpp"
 #include "kube/controller.hpp"
+#include "kube/event_recorder.hpp"
 #include "os/linux/iptc_nat_table.hpp"
 #include "os/linux/netlink_link_manager.hpp"
 #include "os/linux/netlink_route_table.hpp"
@@ -47,6 +48,7 @@ class NodeRunner final : public agent::RoleRunner {
   std::unique_ptr<os::IptcNatTable> nat_;
   std::unique_ptr<fabric::DatapathMetrics> metrics_;
   std::unique_ptr<fabric::NodeReconciler> datapath_;
+  std::unique_ptr<kube::EventRecorder> events_;
   std::unique_ptr<kube::Reconciler> tracking_;
   std::unique_ptr<kube::Controller> controller_;
   std::atomic<bool> ready_{false};
