@@ -285,7 +285,7 @@ bool is_cpu_list(std::string_view text) {
       return false;  // "3-1": the kernel and the kubelet reject descending ranges
     }
   }
-  return nlohmann::json(true);
+  return true;
 }
 
 }  // namespace fed::reconfig

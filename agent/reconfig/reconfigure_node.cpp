@@ -93,7 +93,7 @@ class Run {
     // Checkpoints go before the new file lands (old config + no checkpoint is a clean start) and
     // again after (the running kubelet may have rewritten one in between).
     FED_TRY(remove_state_files());
-    FED_TRY(util::write_file_atomic(req_.config_file, new_text, 0644));
+    FED_TRY(util::write_file_atomic(req_.config_file, new_text, config_mode()));
     FED_TRY(remove_state_files());
     FED_TRY(record(Phase::ConfigWritten, ""));
     const auto since = Clock::now();
@@ -118,7 +118,7 @@ class Run {
     FED_ASSIGN_OR_RETURN(const std::string old_text,
                          util::read_file(backup_path(req_.config_file)));
     FED_TRY(remove_state_files());
-    FED_TRY(util::write_file_atomic(req_.config_file, old_text, 0644));
+    FED_TRY(util::write_file_atomic(req_.config_file, old_text, config_mode()));
     FED_TRY(remove_state_files());
     const auto since = Clock::now();
     std::string why;
@@ -156,6 +156,15 @@ class Run {
     const auto merged = apply_changes(parsed.config, req_.changes);
     FED_TRY(check_merged(merged));
     return render_kubelet_config(merged, parsed.format);
+  }
+
+  // The config file keeps the permissions it had (some vendors make it 0600); a new drop-in
+  // gets the kubelet's usual 0644.
+  mode_t config_mode() const {
+    std::error_code ec;
+    const auto st = std::filesystem::status(req_.config_file, ec);
+    if (ec || !std::filesystem::exists(st)) return 0644;
+    return static_cast<mode_t>(st.permissions() & std::filesystem::perms::mask);
   }
 
   Status remove_state_files() const {

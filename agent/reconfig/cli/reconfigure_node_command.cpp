@@ -19,6 +19,7 @@ namespace {
 constexpr int kExitRolledBack = 1;
 constexpr int kExitInvalid = 2;
 constexpr int kExitUnavailable = 3;
+constexpr int kExitPermission = 4;
 constexpr int kExitConflict = 6;
 
 int exit_code_for(const Error& error) {
@@ -30,6 +31,8 @@ int exit_code_for(const Error& error) {
       return kExitUnavailable;
     case ErrorCode::Conflict:
       return kExitConflict;
+    case ErrorCode::Permission:
+      return kExitPermission;
     default:
       return kExitRolledBack;
   }

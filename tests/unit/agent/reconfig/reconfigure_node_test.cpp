@@ -157,6 +157,17 @@ TEST_CASE("a change is backed up, written, the checkpoint removed, and recorded 
   CHECK(kubelet.phases == std::vector<Phase>{Phase::Succeeded});
 }
 
+TEST_CASE("the rewritten config keeps the file's permissions") {
+  Node node;
+  fs::permissions(node.config(), fs::perms::owner_read | fs::perms::owner_write);
+  FakeKubelet kubelet(node.config());
+  auto report = reconfigure_node(kubelet, node.request({"maxPods=50"}));
+  REQUIRE_MESSAGE(report.has_value(), report.error().message());
+  CHECK(Node::config_of(node.config())["maxPods"] == 50);
+  CHECK((fs::status(node.config()).permissions() & fs::perms::mask) ==
+        (fs::perms::owner_read | fs::perms::owner_write));
+}
+
 TEST_CASE("a change the kubelet would refuse is Invalid before anything is written") {
   Node node;
   FakeKubelet kubelet(node.config());
