@@ -46,8 +46,11 @@ class Run {
                                                why);
     }
     FED_ASSIGN_OR_RETURN(const std::string current, read_current());
-    FED_TRY(
-        new_config_text(current));  // refuse a change the kubelet would reject, before any write
+    FED_TRY(new_config_text(current));  // the file must parse, before any write
+    // Refuse a change the kubelet would reject at start. Checked against what the kubelet runs
+    // (/configz: every file and drop-in merged, defaults filled in), not against the one file
+    // rewritten, which may lack a reservation that another drop-in or the defaults provide.
+    FED_TRY(check_merged(apply_changes(*seen.configz, req_.changes)));
     progress_.desired = desired_;
     progress_.original = values_at(*seen.configz, req_.changes);
     // The backup is complete on disk before the config file changes in any way, and before
@@ -150,12 +153,10 @@ class Run {
     return text;
   }
 
-  // The new file's text: `old_text` with the changes merged in, checked across fields.
+  // The new file's text: `old_text` with the changes merged in.
   Result<std::string> new_config_text(const std::string& old_text) const {
     FED_ASSIGN_OR_RETURN(auto parsed, parse_kubelet_config(old_text, req_.config_file.string()));
-    const auto merged = apply_changes(parsed.config, req_.changes);
-    FED_TRY(check_merged(merged));
-    return render_kubelet_config(merged, parsed.format);
+    return render_kubelet_config(apply_changes(parsed.config, req_.changes), parsed.format);
   }
 
   // The config file keeps the permissions it had (some vendors make it 0600); a new drop-in

@@ -53,13 +53,14 @@ class FakeKubelet final : public NodeClient {
   KubeletObservation observe() override {
     KubeletObservation seen;
     json config = empty_kubelet_config();  // no file (a drop-in not written yet): defaults
+    config.merge_patch(vendor);
     if (auto text = fed::util::read_file(config_)) {
       auto parsed = parse_kubelet_config(*text, config_.string());
       if (!parsed) {
         seen.healthz_detail = "connection refused";
         return seen;
       }
-      config = parsed->config;
+      config.merge_patch(parsed->config);
     }
     if (refuses && refuses(config)) {
       seen.healthz_detail = "connection refused";
@@ -71,6 +72,7 @@ class FakeKubelet final : public NodeClient {
     return seen;
   }
 
+  json vendor = json::object();              // what other config files set (a drop-in's base)
   std::function<bool(const json&)> refuses;  // the kubelet does not start with this config
   std::optional<Phase> lose_answer_to;       // the save of this phase reports a lost answer
   std::vector<Phase> phases;                 // every phase saved, in order
@@ -267,4 +269,25 @@ TEST_CASE("a drop-in that does not exist yet starts as an empty KubeletConfigura
   CHECK(Node::config_of(drop_in) == want);
   CHECK(Node::config_of(backup_path(drop_in)) == empty_kubelet_config());
   CHECK(Node::read(node.config()) == kOld);  // the vendor's file is not touched
+}
+
+TEST_CASE("a drop-in's change is checked against what the kubelet runs, not the drop-in alone") {
+  Node node;
+  const fs::path drop_in = node.config().parent_path() / "99-kubectl-fed.conf";
+  FakeKubelet kubelet(drop_in);
+  auto req = node.request({"cpuManagerPolicy=static"});
+  req.config_file = drop_in;
+  req.drop_in = true;
+  // No reservation anywhere: the kubelet would refuse to start, so nothing is written.
+  auto refused = reconfigure_node(kubelet, req);
+  REQUIRE_FALSE(refused.has_value());
+  CHECK(refused.error().code() == ErrorCode::Invalid);
+  CHECK_FALSE(fs::exists(drop_in));
+  // The vendor's file reserves a CPU: the same change is fine and the drop-in holds only it.
+  kubelet.vendor = {{"reservedSystemCPUs", "0"}};
+  auto report = reconfigure_node(kubelet, req);
+  REQUIRE_MESSAGE(report.has_value(), report.error().message());
+  CHECK(report->outcome == Outcome::Applied);
+  CHECK(Node::config_of(drop_in)["cpuManagerPolicy"] == "static");
+  CHECK_FALSE(Node::config_of(drop_in).contains("reservedSystemCPUs"));
 }
