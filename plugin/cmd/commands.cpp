@@ -1,6 +1,10 @@
 #include "cmd/commands.hpp"
 
 #include "cmd/completion.hpp"
+#include "cmd/init.hpp"
+#include "cmd/join.hpp"
+#include "cmd/status.hpp"
+#include "cmd/unjoin.hpp"
 #include "cmd/version.hpp"
 
 namespace fed::plugin {
@@ -8,8 +12,8 @@ namespace fed::plugin {
 const std::vector<const Command*>& commands() {
   // Explicit wiring, sorted by name. One line per verb.
   static const std::vector<const Command*> kCommands = {
-      &kCompletionCommand,
-      &kVersionCommand,
+      &kCompletionCommand, &kInitCommand,   &kJoinCommand,
+      &kStatusCommand,     &kUnjoinCommand, &kVersionCommand,
   };
   return kCommands;
 }

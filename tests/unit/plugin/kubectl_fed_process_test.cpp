@@ -200,7 +200,10 @@ TEST_CASE("completion bash: a valid script that completes verbs, flags and value
                 "echo \"${COMPREPLY[*]}\"");
   };
   CHECK(complete("ver") == "version\n");
-  CHECK(complete("''") == "completion version\n");
+  CHECK(complete("''") == "completion init join status unjoin version\n");
+  CHECK(complete("join c3 --member-c") == "--member-context\n");
+  CHECK(complete("init --dry") == "--dry-run\n");
+  CHECK(complete("unjoin c3 --fo") == "--force\n");
   CHECK(complete("-o ''") == "table yaml json\n");
   CHECK(complete("--output = j") == "json\n");
   CHECK(complete("--con") == "--context\n");

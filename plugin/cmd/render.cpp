@@ -1,0 +1,120 @@
+#include "cmd/render.hpp"
+
+#include "cmd/embedded_manifests.hpp"
+#include "fedapi/manifest.hpp"
+#include "util/strings.hpp"
+
+namespace fed::plugin {
+namespace {
+
+using nlohmann::json;
+
+bool starts_with(std::string_view s, std::string_view prefix) {
+  return s.substr(0, prefix.size()) == prefix;
+}
+
+// Sets every container image of a workload's pod template.
+void set_images(json& object, const std::string& image) {
+  if (!object.contains("spec") || !object["spec"].contains("template")) return;
+  json& pod = object["spec"]["template"]["spec"];
+  for (const char* list : {"containers", "initContainers"}) {
+    if (!pod.contains(list)) continue;
+    for (auto& c : pod[list]) c["image"] = image;
+  }
+}
+
+void set_namespace(json& object, const std::string& ns) {
+  json& meta = object["metadata"];
+  if (object.value("kind", "") == "Namespace") {
+    meta["name"] = ns;
+    return;
+  }
+  if (meta.contains("namespace")) meta["namespace"] = ns;
+  if (object.contains("subjects")) {
+    for (auto& s : object["subjects"]) {
+      if (s.contains("namespace")) s["namespace"] = ns;
+    }
+  }
+}
+
+// Every object is labelled, so that "nothing of ours left" is one label query.
+void set_part_of(json& object) {
+  object["metadata"]["labels"][std::string(kPartOfLabel)] = std::string(kPartOfValue);
+}
+
+// Whether the object of `path` belongs to a cluster of `role`.
+bool wanted(std::string_view path, FederationRole role) {
+  if (starts_with(path, "crds/")) {
+    return role == FederationRole::Host || path.find("federatedclusters") == std::string::npos;
+  }
+  if (path == "namespace.yaml" || starts_with(path, "agent/")) return true;
+  if (starts_with(path, "manager/")) return role == FederationRole::Host;
+  if (starts_with(path, "federation/")) return role == FederationRole::Member;
+  return false;
+}
+
+Result<std::vector<json>> render_for(const ClusterIdentity& id, const RenderOptions& options) {
+  FED_ASSIGN_OR_RETURN(auto all, render_all(options));
+  std::vector<json> out;
+  for (auto& r : all) {
+    if (wanted(r.path, id.role)) out.push_back(std::move(r.object));
+  }
+  out.push_back(federation_configmap(id, options.namespace_name));
+  return out;
+}
+
+}  // namespace
+
+Result<std::vector<RenderedObject>> render_all(const RenderOptions& options) {
+  std::vector<RenderedObject> out;
+  for (const auto& m : embedded_manifests()) {
+    auto docs = fedapi::parse_manifests(m.text, "manifests/" + std::string(m.path));
+    if (!docs) {
+      return fail(ErrorCode::Internal,
+                  "embedded manifest broken (rebuild kubectl-fed): " + docs.error().message());
+    }
+    for (auto& object : *docs) {
+      set_images(object, options.image);
+      set_namespace(object, options.namespace_name);
+      set_part_of(object);
+      out.push_back({std::string(m.path), std::move(object)});
+    }
+  }
+  return out;
+}
+
+Result<std::vector<json>> render_host(const ClusterIdentity& id, const RenderOptions& options) {
+  return render_for(id, options);
+}
+
+Result<std::vector<json>> render_member(const ClusterIdentity& id, const RenderOptions& options) {
+  return render_for(id, options);
+}
+
+json federation_configmap(const ClusterIdentity& id, std::string_view namespace_name) {
+  const bool host = id.role == FederationRole::Host;
+  json data{{"clusterID", id.cluster_id},
+            {"role", host ? "host" : "member"},
+            {"podCIDR", id.pod_cidr},
+            {"serviceCIDR", id.service_cidr},
+            {"federationID", id.federation_id.empty() && host ? id.cluster_id : id.federation_id}};
+  return json{{"apiVersion", "v1"},
+              {"kind", "ConfigMap"},
+              {"metadata",
+               {{"name", std::string(kFederationConfigMap)},
+                {"namespace", std::string(namespace_name)},
+                {"labels", {{std::string(kPartOfLabel), std::string(kPartOfValue)}}}}},
+              {"data", data}};
+}
+
+json object_list(const std::vector<json>& items) {
+  return json{
+      {"apiVersion", "v1"}, {"kind", "List"}, {"metadata", json::object()}, {"items", items}};
+}
+
+std::string object_label(const json& object) {
+  return util::to_lower(object.value("kind", "object")) + "/" +
+         object["metadata"].value("name", "");
+}
+
+}  // namespace fed::plugin

@@ -1,0 +1,67 @@
+#pragma once
+// The objects `init` and `join` write (docs/JOIN.md): the embedded manifests/ files, parsed,
+// selected for the cluster's role and with the image and namespace substituted, plus the
+// federation ConfigMap that says who the cluster is. Pure.
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "result/result.hpp"
+
+namespace fed::plugin {
+
+inline constexpr std::string_view kFedNamespace = "kubectl-fed-system";
+inline constexpr std::string_view kDefaultImage = "fed.local/fed-agent:dev";
+inline constexpr std::string_view kPartOfLabel = "app.kubernetes.io/part-of";
+inline constexpr std::string_view kPartOfValue = "kubectl-fed";
+inline constexpr std::string_view kPartOfSelector = "app.kubernetes.io/part-of=kubectl-fed";
+inline constexpr std::string_view kFieldManager = "kubectl-fed";
+inline constexpr std::string_view kGatewayLabel = "kubectl-fed.io/gateway";
+inline constexpr std::string_view kFederationConfigMap = "federation";
+
+enum class FederationRole { Host, Member };
+
+// What the federation ConfigMap of a cluster says.
+struct ClusterIdentity {
+  std::string cluster_id;
+  FederationRole role = FederationRole::Host;
+  std::string pod_cidr;
+  std::string service_cidr;
+  std::string federation_id;  // the host's cluster id (the host's own on the host)
+};
+
+struct RenderOptions {
+  std::string image = std::string(kDefaultImage);
+  std::string namespace_name = std::string(kFedNamespace);
+};
+
+// Every object of the embedded manifests with the options applied, each tagged with the file
+// it came from in annotation-free form: {path, object}.
+struct RenderedObject {
+  std::string path;  // "agent/daemonset.yaml"
+  nlohmann::json object;
+};
+Result<std::vector<RenderedObject>> render_all(const RenderOptions& options);
+
+// init on a host: the four CRDs, the namespace, manager and agent objects, the ConfigMap.
+Result<std::vector<nlohmann::json>> render_host(const ClusterIdentity& id,
+                                                const RenderOptions& options);
+
+// join on a member: the Peering, NatMapping and IpamState CRDs, the namespace, the agent
+// objects, the federation identity and the ConfigMap (role member).
+Result<std::vector<nlohmann::json>> render_member(const ClusterIdentity& id,
+                                                  const RenderOptions& options);
+
+// The federation ConfigMap kubectl-fed-system/federation.
+nlohmann::json federation_configmap(const ClusterIdentity& id, std::string_view namespace_name);
+
+// A v1 List of `items`, as kubectl prints several objects.
+nlohmann::json object_list(const std::vector<nlohmann::json>& items);
+
+// "clusterrole/kubectl-fed:agent": how kubectl names an object in its output.
+std::string object_label(const nlohmann::json& object);
+
+}  // namespace fed::plugin

@@ -1,0 +1,157 @@
+#include "cmd/status.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include <ostream>
+
+#include "cmd/cluster.hpp"
+#include "cmd/render.hpp"
+#include "fedapi/group.hpp"
+#include "kube/dynamic_client.hpp"
+
+namespace fed::plugin {
+namespace {
+
+using nlohmann::json;
+
+Runner wire_status(CLI::App&) {
+  return [](const GlobalOptions& global, Output& out) -> Status {
+    return run_status(global, StatusOptions{}, out);
+  };
+}
+
+std::string condition_status(const json& conditions, std::string_view type) {
+  for (const auto& c : conditions) {
+    if (c.value("type", "") == type) return c.value("status", "Unknown");
+  }
+  return "Unknown";
+}
+
+// The first condition that is not True, as "Type: message", for the table's last column.
+std::string first_problem(const json& conditions) {
+  for (const auto& c : conditions) {
+    if (c.value("status", "") == "True" || c.value("type", "") == "Ready") continue;
+    return c.value("type", "") + ": " + c.value("message", c.value("reason", ""));
+  }
+  return "";
+}
+
+std::string or_dash(const std::string& s) {
+  return s.empty() ? "-" : s;
+}
+
+}  // namespace
+
+const Command kStatusCommand{
+    .name = "status",
+    .summary = "Show the federation's members, networks and tunnels",
+    .description =
+        "Show the federation hosted by the current cluster: its id, PodCIDR and ServiceCIDR, and "
+        "for every member its Ready, NetworkReady and TunnelReady conditions, its networks and "
+        "how each side remaps the other's (None: used as announced), and the tunnel's state "
+        "from the host's Peering. -o json|yaml print the whole document.",
+    .usage = "status [-o table|json|yaml] [flags]",
+    .examples =
+        "  # The federation hosted by c1\n"
+        "  kubectl fed status --context c1\n"
+        "\n"
+        "  # Machine-readable\n"
+        "  kubectl fed status --context c1 -o json\n",
+    .arg_values = {},
+    .wire = wire_status,
+};
+
+json status_document(const json& federation_data, const json& federated_clusters,
+                     const json& peerings) {
+  json doc{{"federation",
+            {{"clusterID", federation_data.value("clusterID", "")},
+             {"role", federation_data.value("role", "")},
+             {"podCIDR", federation_data.value("podCIDR", "")},
+             {"serviceCIDR", federation_data.value("serviceCIDR", "")}}},
+           {"members", json::array()}};
+  for (const auto& fc : federated_clusters.value("items", json::array())) {
+    const std::string name = fc["metadata"].value("name", "");
+    const json spec = fc.value("spec", json::object());
+    const json status = fc.value("status", json::object());
+    json member{{"name", name},
+                {"clusterID", spec.value("clusterID", name)},
+                {"apiEndpoint", spec.value("apiEndpoint", "")},
+                {"conditions", status.value("conditions", json::array())},
+                {"networks", status.value("networks", json::object())},
+                {"tunnel", status.value("tunnel", json::object())}};
+    if (fc["metadata"].contains("deletionTimestamp")) member["terminating"] = true;
+    if (spec.contains("clusterLabels")) member["clusterLabels"] = spec["clusterLabels"];
+    if (spec.contains("offered")) member["offered"] = spec["offered"];
+    for (const auto& p : peerings.value("items", json::array())) {
+      if (p["metadata"].value("name", "") != member["clusterID"]) continue;
+      const json ps = p.value("status", json::object());
+      member["peering"] = {
+          {"gatewayEndpoint", p.value("spec", json::object()).value("gatewayEndpoint", "")},
+          {"gatewayNode", ps.value("gatewayNode", "")},
+          {"tunnel", ps.value("tunnel", json::object())},
+          {"conditions", ps.value("conditions", json::array())}};
+    }
+    doc["members"].push_back(member);
+  }
+  return doc;
+}
+
+Table status_table(const json& doc) {
+  Table t;
+  t.headers = {"MEMBER",    "READY",         "NETWORK",       "TUNNEL",          "POD CIDR",
+               "PODS HERE", "EXTERNAL CIDR", "EXTERNAL HERE", "HOST PODS THERE", "MESSAGE"};
+  for (const auto& m : doc["members"]) {
+    const json& n = m["networks"];
+    std::string tunnel = m["tunnel"].value("state", "");
+    if (m.contains("peering") && m["peering"]["tunnel"].contains("state")) {
+      tunnel = m["peering"]["tunnel"].value("state", tunnel);
+    }
+    std::string message = first_problem(m["conditions"]);
+    if (m.value("terminating", false)) message = "unjoining";
+    t.rows.push_back({m.value("name", ""), condition_status(m["conditions"], "Ready"),
+                      condition_status(m["conditions"], "NetworkReady"), or_dash(tunnel),
+                      or_dash(n.value("podCIDR", "")), or_dash(n.value("remotePodCIDR", "")),
+                      or_dash(n.value("externalCIDR", "")),
+                      or_dash(n.value("remoteExternalCIDR", "")),
+                      or_dash(n.value("localRemappedPodCIDR", "")), message});
+  }
+  return t;
+}
+
+Status run_status(const GlobalOptions& global, const StatusOptions&, Output& out) {
+  FED_ASSIGN_OR_RETURN(auto config, rest_config_for(global));
+  FED_ASSIGN_OR_RETURN(auto client, kube::DynamicClient::create(std::move(config)));
+  auto cm = client->get(kube::ResourceRef{
+      {"", "v1", "configmaps"}, std::string(kFedNamespace), std::string(kFederationConfigMap), ""});
+  if (!cm) {
+    if (cm.error().is_not_found()) {
+      return fail(ErrorCode::NotFound,
+                  "this cluster is in no federation: make it a host with "
+                  "kubectl fed init, or pass the host's --context");
+    }
+    return cm.error().to_error();
+  }
+  const json data = cm->value("data", json::object());
+  json clusters = json::object(), peerings = json::object();
+  if (data.value("role", "") == "host") {
+    FED_ASSIGN_OR_RETURN(clusters, client->list_all(fedapi::ref(fedapi::kFederatedCluster, "")));
+  }
+  auto p = client->list_all(fedapi::ref(fedapi::kPeering, ""));
+  if (p) peerings = std::move(*p);
+  const json doc = status_document(data, clusters, peerings);
+  out.print(doc, [&](std::ostream& os) {
+    const json& f = doc["federation"];
+    if (data.value("role", "") != "host") {
+      os << "cluster " << f.value("clusterID", "") << " is a member of federation "
+         << data.value("federationID", "") << "; run status on the host for the members\n";
+      return;
+    }
+    os << "Federation " << f.value("clusterID", "") << " (host): PodCIDR " << f.value("podCIDR", "")
+       << ", ServiceCIDR " << f.value("serviceCIDR", "") << ", " << doc["members"].size()
+       << " member(s)\n";
+    if (!doc["members"].empty()) os << "\n" << render_table(status_table(doc));
+  });
+  return ok();
+}
+
+}  // namespace fed::plugin

@@ -1,0 +1,26 @@
+#pragma once
+// kubectl fed status: the federation as the host sees it — its own identity, and per member the
+// FederatedCluster's conditions, networks and remappings, and the tunnel state from the host's
+// Peering of that member.
+
+#include "cmd/command.hpp"
+
+namespace fed::plugin {
+
+struct StatusOptions {};
+
+// The status document printed for -o json|yaml, built from the host's federation ConfigMap
+// data, its FederatedClusters and its Peerings (lists). Pure.
+nlohmann::json status_document(const nlohmann::json& federation_data,
+                               const nlohmann::json& federated_clusters,
+                               const nlohmann::json& peerings);
+
+// The table printed by default, from status_document().
+Table status_table(const nlohmann::json& document);
+
+Status run_status(const GlobalOptions& global, const StatusOptions& options, Output& out);
+
+// The command table entry.
+extern const Command kStatusCommand;
+
+}  // namespace fed::plugin

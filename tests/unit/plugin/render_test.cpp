@@ -1,0 +1,214 @@
+// The rendered manifests: the embedded files are exactly manifests/kustomization.yaml's, the
+// RBAC is least-privilege (no `*`, no cluster-admin), the image is substituted, and each role
+// gets the objects docs/JOIN.md lists.
+
+#include "cmd/render.hpp"
+
+#include <doctest/doctest.h>
+
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "cmd/embedded_manifests.hpp"
+#include "fedapi/manifest.hpp"
+#include "util/yaml_text.hpp"
+
+using namespace fed::plugin;
+using nlohmann::json;
+
+namespace {
+
+std::set<std::string> names_of_kind(const std::vector<json>& objects, const std::string& kind) {
+  std::set<std::string> out;
+  for (const auto& o : objects) {
+    if (o["kind"] == kind) out.insert(o["metadata"]["name"].get<std::string>());
+  }
+  return out;
+}
+
+const json& find(const std::vector<json>& objects, const std::string& kind,
+                 const std::string& name) {
+  for (const auto& o : objects) {
+    if (o["kind"] == kind && o["metadata"]["name"] == name) return o;
+  }
+  FAIL("no " << kind << " " << name);
+  static const json kNone;
+  return kNone;
+}
+
+// The rules of a role as "group|resource|verb" strings.
+std::set<std::string> rules(const json& role) {
+  std::set<std::string> out;
+  for (const auto& r : role["rules"]) {
+    for (const auto& g : r["apiGroups"]) {
+      for (const auto& res : r["resources"]) {
+        for (const auto& v : r["verbs"]) {
+          out.insert(g.get<std::string>() + "|" + res.get<std::string>() + "|" +
+                     v.get<std::string>());
+        }
+      }
+    }
+  }
+  return out;
+}
+
+std::set<std::string> expand(const std::string& group, std::initializer_list<const char*> resources,
+                             std::initializer_list<const char*> verbs) {
+  std::set<std::string> out;
+  for (auto r : resources) {
+    for (auto v : verbs) out.insert(group + "|" + r + "|" + v);
+  }
+  return out;
+}
+
+std::set<std::string> join_sets(std::initializer_list<std::set<std::string>> sets) {
+  std::set<std::string> out;
+  for (const auto& s : sets) out.insert(s.begin(), s.end());
+  return out;
+}
+
+const ClusterIdentity kHost{"c1", FederationRole::Host, "10.241.0.0/16", "10.101.0.0/16", "c1"};
+const ClusterIdentity kMember{"c3", FederationRole::Member, "10.243.0.0/16", "10.103.0.0/16", "c1"};
+
+}  // namespace
+
+TEST_CASE("the embedded manifests are the files of manifests/kustomization.yaml") {
+  std::ifstream in(std::string(FED_SOURCE_DIR) + "/manifests/kustomization.yaml");
+  REQUIRE(in);
+  std::vector<std::string> listed;
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("  - ", 0) == 0) listed.push_back(line.substr(4));
+  }
+  std::vector<std::string> embedded;
+  for (const auto& m : embedded_manifests()) {
+    embedded.emplace_back(m.path);
+    std::ifstream file(std::string(FED_SOURCE_DIR) + "/manifests/" + std::string(m.path));
+    std::stringstream text;
+    text << file.rdbuf();
+    CHECK_MESSAGE(text.str() == m.text, m.path << " changed since the build; rebuild kubectl-fed");
+  }
+  CHECK(embedded == listed);
+}
+
+TEST_CASE("no role grants `*` and nothing binds cluster-admin") {
+  auto all = render_all(RenderOptions{});
+  REQUIRE(all);
+  int roles = 0;
+  for (const auto& r : *all) {
+    const json& o = r.object;
+    if (o["kind"] == "ClusterRole" || o["kind"] == "Role") {
+      ++roles;
+      for (const auto& rule : o["rules"]) {
+        for (const char* field : {"apiGroups", "resources", "verbs"}) {
+          for (const auto& v : rule[field]) {
+            INFO(o["metadata"]["name"], " ", field);
+            CHECK(v.get<std::string>().find('*') == std::string::npos);
+          }
+        }
+        CHECK_FALSE(rule.contains("nonResourceURLs"));
+      }
+    }
+    if (o["kind"] == "ClusterRoleBinding" || o["kind"] == "RoleBinding") {
+      CHECK(o["roleRef"]["name"] != "cluster-admin");
+      CHECK(o["roleRef"]["name"].get<std::string>().rfind("kubectl-fed:", 0) == 0);
+    }
+    CHECK(o["metadata"]["labels"][std::string(kPartOfLabel)] == "kubectl-fed");
+  }
+  CHECK(roles == 6);
+}
+
+TEST_CASE("the ClusterRoles grant exactly what docs/JOIN.md lists") {
+  auto all = render_all(RenderOptions{});
+  REQUIRE(all);
+  std::vector<json> objects;
+  for (auto& r : *all) objects.push_back(r.object);
+  const std::string fed = "fed.kubectl-fed.io";
+  CHECK(rules(find(objects, "ClusterRole", "kubectl-fed:federation")) ==
+        join_sets({expand("", {"nodes"}, {"get", "list", "watch"}),
+                   expand(fed, {"peerings", "natmappings", "ipamstates"},
+                          {"get", "list", "watch", "create", "update", "patch", "delete"}),
+                   expand(fed, {"peerings/status"}, {"get", "patch", "update"})}));
+  CHECK(rules(find(objects, "Role", "kubectl-fed:federation")) ==
+        expand("", {"configmaps"}, {"get", "list", "watch"}));
+  CHECK(rules(find(objects, "ClusterRole", "kubectl-fed:agent")) ==
+        join_sets({expand("", {"nodes"}, {"get", "list", "watch"}),
+                   expand(fed, {"peerings", "natmappings"}, {"get", "list", "watch"}),
+                   expand(fed, {"peerings/status"}, {"patch"})}));
+  const auto manager = rules(find(objects, "ClusterRole", "kubectl-fed:manager"));
+  CHECK(manager.count(fed + "|federatedclusters/status|patch") == 1);
+  CHECK(manager.count("|nodes|get") == 1);
+  CHECK(manager.count("|events|create") == 1);
+  CHECK(manager.count("|secrets|get") == 0);  // only in kubectl-fed-system, through the Role
+  CHECK(rules(find(objects, "Role", "kubectl-fed:manager")).count("|secrets|get") == 1);
+}
+
+TEST_CASE("host and member objects; the image is substituted") {
+  RenderOptions options;
+  options.image = "registry.example/fed-agent:v9";
+  auto host = render_host(kHost, options);
+  REQUIRE(host);
+  CHECK(names_of_kind(*host, "CustomResourceDefinition").size() == 4);
+  CHECK(names_of_kind(*host, "Deployment") == std::set<std::string>{"fed-manager"});
+  CHECK(names_of_kind(*host, "DaemonSet") == std::set<std::string>{"fed-agent"});
+  CHECK(names_of_kind(*host, "ServiceAccount") ==
+        std::set<std::string>{"fed-agent", "fed-manager"});
+  CHECK(names_of_kind(*host, "ClusterRole") ==
+        std::set<std::string>{"kubectl-fed:agent", "kubectl-fed:manager"});
+  for (const char* kind : {"Deployment", "DaemonSet"}) {
+    for (const auto& o : *host) {
+      if (o["kind"] != kind) continue;
+      for (const auto& c : o["spec"]["template"]["spec"]["containers"]) {
+        CHECK(c["image"] == "registry.example/fed-agent:v9");
+      }
+    }
+  }
+  const json& cm = find(*host, "ConfigMap", "federation");
+  CHECK(cm["metadata"]["namespace"] == "kubectl-fed-system");
+  CHECK(cm["data"] == json{{"clusterID", "c1"},
+                           {"role", "host"},
+                           {"podCIDR", "10.241.0.0/16"},
+                           {"serviceCIDR", "10.101.0.0/16"},
+                           {"federationID", "c1"}});
+
+  auto member = render_member(kMember, RenderOptions{});
+  REQUIRE(member);
+  CHECK(names_of_kind(*member, "CustomResourceDefinition") ==
+        std::set<std::string>{"peerings.fed.kubectl-fed.io", "natmappings.fed.kubectl-fed.io",
+                              "ipamstates.fed.kubectl-fed.io"});
+  CHECK(names_of_kind(*member, "Deployment").empty());
+  CHECK(names_of_kind(*member, "Secret") == std::set<std::string>{"fed-federation-token"});
+  CHECK(find(*member, "ConfigMap", "federation")["data"]["federationID"] == "c1");
+  CHECK(find(*member, "ConfigMap", "federation")["data"]["role"] == "member");
+}
+
+TEST_CASE("the agent DaemonSet is what the datapath needs") {
+  auto host = render_host(kHost, RenderOptions{});
+  REQUIRE(host);
+  const json& ds = find(*host, "DaemonSet", "fed-agent");
+  const json& pod = ds["spec"]["template"]["spec"];
+  CHECK(pod["hostNetwork"] == true);
+  CHECK(pod["hostPID"] == true);
+  const json& c = pod["containers"][0];
+  CHECK(c["securityContext"]["privileged"] == true);
+  CHECK(c["image"] == std::string(kDefaultImage));
+  CHECK(c["lifecycle"]["preStop"]["exec"]["command"] ==
+        json::array({"/usr/local/bin/fed-agent", "node", "--uninstall"}));
+  std::set<std::string> host_paths;
+  for (const auto& v : pod["volumes"]) host_paths.insert(v["hostPath"]["path"].get<std::string>());
+  CHECK(host_paths == std::set<std::string>{"/run/xtables.lock", "/var/lib/kubectl-fed"});
+}
+
+TEST_CASE("object lists print as YAML that reads back with every object") {
+  auto host = render_host(kHost, RenderOptions{});
+  REQUIRE(host);
+  const std::string yaml = fed::util::to_yaml_text(object_list(*host));
+  auto docs = fed::fedapi::parse_manifests(yaml);
+  REQUIRE(docs);
+  REQUIRE(docs->size() == 1);
+  CHECK((*docs)[0]["kind"] == "List");
+  CHECK((*docs)[0]["items"] == json(*host));
+  CHECK(object_label(find(*host, "ClusterRole", "kubectl-fed:agent")) ==
+        "clusterrole/kubectl-fed:agent");
+}
