@@ -5,6 +5,7 @@
 #
 #   harness.sh up DIR DELAY_MS          namespaces, PKI, delay proxies, etcd members
 #   harness.sh kill DIR N               SIGKILL member N (1..3)
+#   harness.sh delay DIR N MS           set member N's egress delay (its proxies re-read it)
 #   harness.sh restart DIR N            start member N again on its data dir
 #   harness.sh apiserver DIR SERVERS    kube-apiserver in fedetcd-c with --etcd-servers SERVERS
 #   harness.sh stop-apiserver DIR
@@ -15,12 +16,15 @@
 # (10.199.0.1-3) hang off it. Member N: etcd on :12379/:12380, advertising :2379/:2380 where
 # fed-delay-proxy adds DELAY_MS to the member's egress (client port: replies; peer port: both
 # directions, so each peer message is delayed once by its sender's proxy).
-# Environment: FED_DELAY_PROXY (path of fed-delay-proxy), FED_K8S_BIN (etcd, kube-apiserver).
+# Environment: FED_DELAY_PROXY (path of fed-delay-proxy), FED_K8S_BIN (etcd, kube-apiserver),
+# FED_ETCD_NS (namespace prefix, default fedetcd) and FED_ETCD_NET (the /24's first three
+# octets, default 10.199.0): a second cluster with other values runs beside the first.
 set -euo pipefail
 
 K8S_BIN=${FED_K8S_BIN:-/root/.cache/kubectl-fed/bin/k8s-v1.33.13}
 DELAY_PROXY=${FED_DELAY_PROXY:-}
-NET=10.199.0
+NET=${FED_ETCD_NET:-10.199.0}
+NS=${FED_ETCD_NS:-fedetcd}
 MEMBERS="1 2 3"
 
 die() { echo "etcd-harness: $*" >&2; exit 1; }
@@ -44,19 +48,19 @@ stop_pid() {
 }
 
 net_up() {
-  ip netns add fedetcd-sw
-  ip -n fedetcd-sw link add br0 type bridge
-  ip -n fedetcd-sw link set br0 up
-  ip -n fedetcd-sw link set lo up
+  ip netns add "$NS-sw"
+  ip -n "$NS-sw" link add br0 type bridge
+  ip -n "$NS-sw" link set br0 up
+  ip -n "$NS-sw" link set lo up
   local ns ip
   for ns in c e1 e2 e3; do
     case $ns in c) ip=$NET.10 ;; e*) ip=$NET.${ns#e} ;; esac
-    ip netns add "fedetcd-$ns"
-    ip link add "v-$ns" netns "fedetcd-$ns" type veth peer name "p-$ns" netns fedetcd-sw
-    ip -n fedetcd-sw link set "p-$ns" master br0 up
-    ip -n "fedetcd-$ns" addr add "$ip/24" dev "v-$ns"
-    ip -n "fedetcd-$ns" link set "v-$ns" up
-    ip -n "fedetcd-$ns" link set lo up
+    ip netns add "$NS-$ns"
+    ip link add "v-$ns" netns "$NS-$ns" type veth peer name "p-$ns" netns "$NS-sw"
+    ip -n "$NS-sw" link set "p-$ns" master br0 up
+    ip -n "$NS-$ns" addr add "$ip/24" dev "v-$ns"
+    ip -n "$NS-$ns" link set "v-$ns" up
+    ip -n "$NS-$ns" link set lo up
   done
 }
 
@@ -93,18 +97,18 @@ pki() {
 
 start_member() {  # start_member DIR N STATE
   local dir=$1 n=$2 state=$3 p=$1/pki ip=$NET.$2
-  start "$dir" "etcd$n" "fedetcd-e$n" "$K8S_BIN/etcd" --name "e$n" --data-dir "$dir/data$n" \
+  start "$dir" "etcd$n" "$NS-e$n" "$K8S_BIN/etcd" --name "e$n" --data-dir "$dir/data$n" \
     --listen-client-urls "https://$ip:12379" --advertise-client-urls "https://$ip:2379" \
     --listen-peer-urls "https://$ip:12380" --initial-advertise-peer-urls "https://$ip:2380" \
     --initial-cluster "e1=https://$NET.1:2380,e2=https://$NET.2:2380,e3=https://$NET.3:2380" \
-    --initial-cluster-state "$state" --initial-cluster-token "fedetcd-$(basename "$dir")" \
+    --initial-cluster-state "$state" --initial-cluster-token "$NS-$(basename "$dir")" \
     --cert-file "$p/server.crt" --key-file "$p/server.key" --trusted-ca-file "$p/ca.crt" \
     --client-cert-auth --peer-cert-file "$p/server.crt" --peer-key-file "$p/server.key" \
     --peer-trusted-ca-file "$p/ca.crt" --peer-client-cert-auth --log-level warn
 }
 
 etcd_ok() {  # etcd_ok DIR N: the member answers status through its delay proxy
-  in_ns fedetcd-c curl -sf --max-time 2 --cacert "$1/pki/ca.crt" --cert "$1/pki/client.crt" \
+  in_ns "$NS-c" curl -sf --max-time 2 --cacert "$1/pki/ca.crt" --cert "$1/pki/client.crt" \
     --key "$1/pki/client.key" -XPOST "https://$NET.$2:2379/v3/maintenance/status" -d '{}' |
     grep -q '"leader":"[1-9]'
 }
@@ -113,15 +117,16 @@ cmd_up() {
   local dir=$1 delay=$2 n
   [ -x "$DELAY_PROXY" ] || die "set FED_DELAY_PROXY to the fed-delay-proxy binary"
   [ -x "$K8S_BIN/etcd" ] || die "no etcd in $K8S_BIN (run scripts/testbed build)"
-  [ -e /run/netns/fedetcd-sw ] && die "fedetcd-* namespaces exist; run: $0 down DIR"
+  [ -e "/run/netns/$NS-sw" ] && die "$NS-* namespaces exist; run: $0 down DIR"
   mkdir -p "$dir"
   pki "$dir"
   net_up
   for n in $MEMBERS; do
-    start "$dir" "dproxy-client$n" "fedetcd-e$n" "$DELAY_PROXY" --listen "$NET.$n:2379" \
-      --target "$NET.$n:12379" --delay-ms "$delay" --mode resp
-    start "$dir" "dproxy-peer$n" "fedetcd-e$n" "$DELAY_PROXY" --listen "$NET.$n:2380" \
-      --target "$NET.$n:12380" --delay-ms "$delay" --mode both
+    echo "$delay" >"$dir/delay$n"
+    start "$dir" "dproxy-client$n" "$NS-e$n" "$DELAY_PROXY" --listen "$NET.$n:2379" \
+      --target "$NET.$n:12379" --delay-ms "$delay" --delay-file "$dir/delay$n" --mode resp
+    start "$dir" "dproxy-peer$n" "$NS-e$n" "$DELAY_PROXY" --listen "$NET.$n:2380" \
+      --target "$NET.$n:12380" --delay-ms "$delay" --delay-file "$dir/delay$n" --mode both
     start_member "$dir" "$n" new
   done
   for n in $MEMBERS; do
@@ -133,7 +138,7 @@ cmd_up() {
 
 cmd_apiserver() {
   local dir=$1 servers=$2 p=$1/pki
-  start "$dir" apiserver fedetcd-c "$K8S_BIN/kube-apiserver" --advertise-address "$NET.10" \
+  start "$dir" apiserver "$NS-c" "$K8S_BIN/kube-apiserver" --advertise-address "$NET.10" \
     --bind-address "$NET.10" --secure-port 6443 --etcd-servers "$servers" \
     --etcd-cafile "$p/ca.crt" --etcd-certfile "$p/client.crt" --etcd-keyfile "$p/client.key" \
     --client-ca-file "$p/ca.crt" --tls-cert-file "$p/apiserver.crt" \
@@ -142,7 +147,7 @@ cmd_apiserver() {
     --service-account-key-file "$p/sa.pub" --service-account-signing-key-file "$p/sa.key" \
     --authorization-mode AlwaysAllow --profiling=false --v 1
   for _ in $(seq 600); do
-    in_ns fedetcd-c curl -sf --max-time 2 --cacert "$p/ca.crt" --cert "$p/admin.crt" \
+    in_ns "$NS-c" curl -sf --max-time 2 --cacert "$p/ca.crt" --cert "$p/admin.crt" \
       --key "$p/admin.key" "https://$NET.10:6443/readyz" >/dev/null 2>&1 && return 0
     sleep 0.5
   done
@@ -156,10 +161,10 @@ cmd_down() {
     for f in "$dir"/*.pid; do [ -e "$f" ] && stop_pid "$f"; done
   fi
   for ns in c e1 e2 e3 sw; do
-    if [ -e "/run/netns/fedetcd-$ns" ]; then
+    if [ -e "/run/netns/$NS-$ns" ]; then
       # Anything still running in the namespace (e.g. after a crashed test) goes too.
-      for pid in $(ip netns pids "fedetcd-$ns" 2>/dev/null); do kill -KILL "$pid" 2>/dev/null || true; done
-      ip netns del "fedetcd-$ns"
+      for pid in $(ip netns pids "$NS-$ns" 2>/dev/null); do kill -KILL "$pid" 2>/dev/null || true; done
+      ip netns del "$NS-$ns"
     fi
   done
 }
@@ -167,10 +172,11 @@ cmd_down() {
 case ${1:-} in
   up) cmd_up "$2" "$3" ;;
   kill) stop_pid "$2/etcd$3.pid" KILL ;;
+  delay) echo "$4" >"$2/delay$3.tmp" && mv "$2/delay$3.tmp" "$2/delay$3" ;;
   restart) start_member "$2" "$3" existing ;;
   apiserver) cmd_apiserver "$2" "$3" ;;
   stop-apiserver) stop_pid "$2/apiserver.pid" ;;
   down) cmd_down "${2:-}" ;;
-  exec) shift; [ "${1:-}" = -- ] && shift; in_ns fedetcd-c "$@" ;;
+  exec) shift; [ "${1:-}" = -- ] && shift; in_ns "$NS-c" "$@" ;;
   *) sed -n 2,20p "$0" >&2; exit 2 ;;
 esac

@@ -117,6 +117,14 @@ const std::string& GatewayTransport::endpoint(std::size_t member) const {
 }
 
 GatewayReply GatewayTransport::post(std::size_t member, const GatewayCall& call) {
+  return perform(member, call, Method::Post);
+}
+
+GatewayReply GatewayTransport::get(std::size_t member, const GatewayCall& call) {
+  return perform(member, call, Method::Get);
+}
+
+GatewayReply GatewayTransport::perform(std::size_t member, const GatewayCall& call, Method method) {
   GatewayReply reply;
   const auto start = std::chrono::steady_clock::now();
   CurlEasy easy = state_->acquire(member);
@@ -136,10 +144,14 @@ GatewayReply GatewayTransport::post(std::size_t member, const GatewayCall& call)
   t.easy = e;
   char errbuf[CURL_ERROR_SIZE] = {0};
   curl_easy_setopt(e, CURLOPT_URL, url.c_str());
-  curl_easy_setopt(e, CURLOPT_POST, 1L);
-  curl_easy_setopt(e, CURLOPT_POSTFIELDS, call.body.c_str());
-  curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE, static_cast<long>(call.body.size()));
-  curl_easy_setopt(e, CURLOPT_HTTPHEADER, headers.get());
+  if (method == Method::Get) {
+    curl_easy_setopt(e, CURLOPT_HTTPGET, 1L);
+  } else {
+    curl_easy_setopt(e, CURLOPT_POST, 1L);
+    curl_easy_setopt(e, CURLOPT_POSTFIELDS, call.body.c_str());
+    curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE, static_cast<long>(call.body.size()));
+    curl_easy_setopt(e, CURLOPT_HTTPHEADER, headers.get());
+  }
   curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_body);
   curl_easy_setopt(e, CURLOPT_WRITEDATA, &t);
   curl_easy_setopt(e, CURLOPT_NOPROGRESS, 0L);
@@ -182,7 +194,9 @@ GatewayReply GatewayTransport::post(std::size_t member, const GatewayCall& call)
     reply.failure = CallFailure::AfterSend;
   }
   reply.status = static_cast<int>(status);
-  reply.failure_message = (reply.failure == CallFailure::Connect ? "cannot connect to " : "POST ") +
+  reply.failure_message = (reply.failure == CallFailure::Connect ? "cannot connect to "
+                           : method == Method::Get               ? "GET "
+                                                                 : "POST ") +
                           url + ": " + detail;
   return reply;  // the handle is dropped with its broken connection
 }

@@ -1,7 +1,7 @@
 #pragma once
-// POSTs to etcd members' v3 JSON gateways over libcurl: http or https with mTLS, keep-alive
-// connections pooled per member, a time limit per call, streamed bodies for watch-like calls
-// and cancellation through a stop_token. No curl type appears in this header.
+// POSTs to etcd members' v3 JSON gateways (and GETs /metrics) over libcurl: http or https with
+// mTLS, keep-alive connections pooled per member, a time limit per call, streamed bodies for
+// watch-like calls and cancellation through a stop_token. No curl type appears in this header.
 
 #include <chrono>
 #include <cstddef>
@@ -62,13 +62,17 @@ class GatewayTransport final {
 
   // One POST to member `member`. Thread-safe; concurrent calls use separate connections.
   GatewayReply post(std::size_t member, const GatewayCall& call);
+  // One GET of call.path (body ignored), e.g. the member's Prometheus /metrics. Thread-safe.
+  GatewayReply get(std::size_t member, const GatewayCall& call);
 
   std::size_t size() const;
   const std::string& endpoint(std::size_t member) const;
 
  private:
   struct State;
+  enum class Method { Post, Get };
   explicit GatewayTransport(std::unique_ptr<State> state);
+  GatewayReply perform(std::size_t member, const GatewayCall& call, Method method);
   std::unique_ptr<State> state_;
 };
 

@@ -1,6 +1,7 @@
 #include "etcdproxy/classifier/evaluation.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <map>
 #include <random>
 #include <set>
@@ -129,6 +130,23 @@ Result<EvaluationResult> evaluate(const Dataset& data, const EvaluationParams& p
     result.test_rows = test_y.size();
   }
   return result;
+}
+
+std::string format_evaluation(const EvaluationResult& result) {
+  std::string out =
+      "| class | precision % | recall % | F1 % (mean) | F1 % (worst split) | test rows |\n"
+      "|---|---:|---:|---:|---:|---:|\n";
+  char line[200];
+  for (int c = 0; c < kClassCount; ++c) {
+    const auto& m = result.mean[static_cast<std::size_t>(c)];
+    std::snprintf(line, sizeof(line), "| %d %s | %.2f | %.2f | %.2f | %.2f | %zu |\n", c,
+                  std::string(to_string(static_cast<LeaderState>(c))).c_str(), m.precision,
+                  m.recall, m.f1, result.f1_min[static_cast<std::size_t>(c)], m.support);
+    out += line;
+  }
+  std::snprintf(line, sizeof(line), "accuracy %.2f %% (mean over the splits)\n", result.accuracy);
+  out += line;
+  return out;
 }
 
 }  // namespace fed::etcdproxy::classifier

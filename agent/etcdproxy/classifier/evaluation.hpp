@@ -7,6 +7,8 @@
 
 #include <array>
 #include <cstddef>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "etcdproxy/classifier/dataset_csv.hpp"
@@ -54,5 +56,8 @@ std::vector<std::size_t> test_indices(const Dataset& data, const EvaluationParam
 
 // Trains and tests params.splits times and averages the per-class scores.
 Result<EvaluationResult> evaluate(const Dataset& data, const EvaluationParams& params);
+
+// A markdown table: per class precision / recall / F1 (mean and worst split), then accuracy.
+std::string format_evaluation(const EvaluationResult& result);
 
 }  // namespace fed::etcdproxy::classifier

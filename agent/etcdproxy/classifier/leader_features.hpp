@@ -37,7 +37,7 @@ enum class Feature : std::size_t {
   SlowReadIndexRate,  // etcd_server_slow_read_indexes_total
   ProposalsCommittedRate,
   ScrapeSeconds,  // the scraper's GET /metrics round trip
-  StatusSeconds,  // the scraper's Maintenance.Status round trip (NaN when not measured)
+  StatusSeconds,  // the scraper's fastest Maintenance.Status round trip (NaN: not measured)
   Count_,
 };
 

@@ -5,18 +5,24 @@
 // byte a member sends is delayed once, as netem on the member's egress would.
 //
 //   fed-delay-proxy --listen 10.199.0.1:2379 --target 10.199.0.1:12379 --delay-ms 15 --mode resp
+//
+// With --delay-file PATH the delay is the number of ms in that file, re-read every 100 ms, so a
+// harness can change one member's delay without breaking its connections (fed's classifier
+// dataset moves a delay onto whichever member leads). Chunks keep their order when it drops.
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <deque>
+#include <fstream>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -68,7 +74,20 @@ sockaddr_in parse(const std::string& hp) {
   return a;
 }
 
-void relay(int from, int to, std::chrono::milliseconds delay) {
+// The current delay in ms, shared by every connection; --delay-file rewrites it.
+std::atomic<long> g_delay_ms{0};
+
+void watch_delay_file(const std::string& path) {
+  for (;;) {
+    std::ifstream in(path);
+    long ms = 0;
+    if (in >> ms && ms >= 0) g_delay_ms.store(ms);
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+}
+
+// Copies `from` to `to`, holding each chunk for the current delay when `delayed`.
+void relay(int from, int to, bool delayed) {
   Lane lane;
   std::thread writer([&] {
     bool ok = true;
@@ -93,13 +112,14 @@ void relay(int from, int to, std::chrono::milliseconds delay) {
   for (;;) {
     const ssize_t n = ::recv(from, buf, sizeof(buf), 0);
     if (n <= 0) break;
+    const auto delay = std::chrono::milliseconds(delayed ? g_delay_ms.load() : 0);
     lane.push({Clock::now() + delay, std::string(buf, static_cast<std::size_t>(n))});
   }
-  lane.push({Clock::now() + delay, {}});
+  lane.push({Clock::now() + std::chrono::milliseconds(delayed ? g_delay_ms.load() : 0), {}});
   writer.join();
 }
 
-void serve(fed::Fd client, sockaddr_in target, std::chrono::milliseconds delay, bool both) {
+void serve(fed::Fd client, sockaddr_in target, bool both) {
   fed::Fd up(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
   if (!up || ::connect(up.get(), reinterpret_cast<sockaddr*>(&target), sizeof(target)) != 0) {
     return;
@@ -107,16 +127,15 @@ void serve(fed::Fd client, sockaddr_in target, std::chrono::milliseconds delay, 
   const int one = 1;
   ::setsockopt(up.get(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
   ::setsockopt(client.get(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-  std::thread to_target(
-      [&] { relay(client.get(), up.get(), both ? delay : std::chrono::milliseconds(0)); });
-  relay(up.get(), client.get(), delay);
+  std::thread to_target([&] { relay(client.get(), up.get(), both); });
+  relay(up.get(), client.get(), true);
   to_target.join();
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string listen, target, mode = "resp";
+  std::string listen, target, mode = "resp", delay_file;
   long delay_ms = 0;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string k = argv[i];
@@ -128,11 +147,13 @@ int main(int argc, char** argv) {
       delay_ms = std::atol(argv[i + 1]);
     else if (k == "--mode")
       mode = argv[i + 1];
+    else if (k == "--delay-file")
+      delay_file = argv[i + 1];
   }
   if (listen.empty() || target.empty() || (mode != "resp" && mode != "both")) {
     std::fprintf(stderr,
-                 "usage: fed-delay-proxy --listen IP:PORT --target IP:PORT --delay-ms N "
-                 "--mode resp|both\n");
+                 "usage: fed-delay-proxy --listen IP:PORT --target IP:PORT "
+                 "(--delay-ms N | --delay-file PATH) --mode resp|both\n");
     return 2;
   }
   sockaddr_in la = parse(listen);
@@ -146,12 +167,13 @@ int main(int argc, char** argv) {
                  std::strerror(errno));
     return 1;
   }
-  const auto delay = std::chrono::milliseconds(delay_ms);
+  g_delay_ms.store(delay_ms);
+  if (!delay_file.empty()) std::thread(watch_delay_file, delay_file).detach();
   for (;;) {
     fed::Fd c(::accept4(l.get(), nullptr, nullptr, SOCK_CLOEXEC));
     if (!c) continue;
-    std::thread([c = std::move(c), ta, delay, both = mode == "both"]() mutable {
-      serve(std::move(c), ta, delay, both);
+    std::thread([c = std::move(c), ta, both = mode == "both"]() mutable {
+      serve(std::move(c), ta, both);
     }).detach();
   }
 }
