@@ -1,6 +1,7 @@
 #pragma once
 // The federation's API: one group and version for every kind (manifests/crds/ defines them),
-// the plural resource names the REST paths use, and the label prefix. Kinds are cluster-scoped.
+// the plural resource names the REST paths use, and the label prefix. Kinds are cluster-scoped
+// except NamespaceOffloading, which lives in the namespace it offloads.
 
 #include <string>
 #include <string_view>
@@ -34,6 +35,9 @@ inline constexpr Kind kFederatedCluster{"FederatedCluster", "federatedclusters",
 inline constexpr Kind kPeering{"Peering", "peerings", "PeeringList"};
 inline constexpr Kind kIpamState{"IpamState", "ipamstates", "IpamStateList"};
 inline constexpr Kind kNatMapping{"NatMapping", "natmappings", "NatMappingList"};
+inline constexpr Kind kNamespaceOffloading{"NamespaceOffloading", "namespaceoffloadings",
+                                           "NamespaceOffloadingList"};
+inline constexpr Kind kNamespaceMap{"NamespaceMap", "namespacemaps", "NamespaceMapList"};
 
 // group/version/resource of `kind`, for the REST client.
 inline kube::GroupVersionResource gvr(const Kind& kind) {
@@ -43,9 +47,13 @@ inline kube::GroupVersionResource gvr(const Kind& kind) {
 inline kube::GroupVersionKind gvk(const Kind& kind) {
   return {std::string(kGroup), std::string(kVersion), std::string(kind.kind)};
 }
-// The address of the object `name` of `kind` (all kinds are cluster-scoped).
+// The address of the object `name` of a cluster-scoped `kind`.
 inline kube::ResourceRef ref(const Kind& kind, std::string name) {
   return kube::ResourceRef{gvr(kind), "", std::move(name), ""};
+}
+// The address of the object `name` of a namespaced `kind` (NamespaceOffloading) in `ns`.
+inline kube::ResourceRef ref_in(const Kind& kind, std::string ns, std::string name) {
+  return kube::ResourceRef{gvr(kind), std::move(ns), std::move(name), ""};
 }
 
 }  // namespace fed::fedapi
