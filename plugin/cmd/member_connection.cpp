@@ -2,6 +2,7 @@
 
 #include "kube/kubeconfig_resolve.hpp"
 #include "util/build_info.hpp"
+#include "util/strings.hpp"
 
 namespace fed::plugin {
 namespace {
@@ -27,7 +28,10 @@ Result<MemberConnection> connect_member(const GlobalOptions& global, const Membe
   }
   auto resolved = kube::rest_config_from_flags(load);
   if (!resolved) {
-    return fail(resolved.error().code(), "member " + member + ": " + resolved.error().message());
+    // The resolver's fix names --context; for the member it is --member-context.
+    return fail(resolved.error().code(),
+                "member " + member + ": " +
+                    util::replace_all(resolved.error().message(), "--context", "--member-context"));
   }
   kube::RestConfig config = std::move(*resolved);
   config.request_timeout = global.request_timeout;
