@@ -11,6 +11,8 @@
 #include <condition_variable>
 #include <cstring>
 
+#include "etcdproxy/leader_health_monitor.hpp"
+
 namespace fed::etcdproxy {
 
 Result<std::unique_ptr<EtcdProxy>> EtcdProxy::create(const EtcdProxyOptions& options,
@@ -25,7 +27,7 @@ Result<std::unique_ptr<EtcdProxy>> EtcdProxy::create(const EtcdProxyOptions& opt
 }
 
 EtcdProxy::EtcdProxy(EtcdProxyOptions options, metrics::Registry& registry)
-    : options_(std::move(options)), metrics_(registry, options_.members) {}
+    : options_(std::move(options)), metrics_(registry, options_.members), registry_(registry) {}
 
 EtcdProxy::~EtcdProxy() {
   stop();
@@ -46,10 +48,20 @@ Status EtcdProxy::start() {
     on_leader_change(leader);
   };
   FED_ASSIGN_OR_RETURN(client_, etcd::EtcdClient::create(std::move(co)));
+  if (options_.classifier) {
+    auto monitor = LeaderHealthMonitor::create(options_, *client_, registry_);
+    if (!monitor) {
+      client_.reset();
+      listener_.reset();
+      return std::move(monitor).error().with_context("leader+classifier");
+    }
+    monitor_ = std::move(*monitor);
+    monitor_->start();
+  }
   acceptor_ = std::jthread([this](std::stop_token stop) { accept_loop(stop); });
-  spdlog::info("etcd-proxy: listening on {} (port {}), policy {}, {} members",
+  spdlog::info("etcd-proxy: listening on {} (port {}), policy {}{}, {} members",
                options_.listen_address, port_, etcd::to_string(options_.policy),
-               options_.members.size());
+               options_.classifier ? "+classifier" : "", options_.members.size());
   return ok();
 }
 
@@ -63,8 +75,9 @@ void EtcdProxy::stop() {
     std::lock_guard lock(mu_);
     closing.swap(connections_);
   }
-  closing.clear();  // each destructor closes and joins
-  client_.reset();  // joins the pollers; no leader callback runs after this
+  closing.clear();   // each destructor closes and joins
+  monitor_.reset();  // before the client it uses
+  client_.reset();   // joins the pollers; no leader callback runs after this
   listener_.reset();
 }
 
@@ -89,6 +102,11 @@ std::vector<std::size_t> EtcdProxy::open_connections() const {
     if (!c->done() && m < out.size()) ++out[m];
   }
   return out;
+}
+
+std::optional<LeaderHealth> EtcdProxy::leader_health() const {
+  if (!monitor_) return std::nullopt;
+  return monitor_->last();
 }
 
 bool EtcdProxy::dial(Fd& upstream, std::size_t& member) {

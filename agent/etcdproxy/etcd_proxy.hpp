@@ -7,6 +7,9 @@
 // reconnects and lands on the new leader; a dead member's connections end by themselves and new
 // ones skip it.
 //
+// With leader+classifier, a LeaderHealthMonitor in the same process moves leadership off a
+// leader the classifier finds delayed (leader_health_monitor.hpp).
+//
 // The etcd-proxy role calls run_etcd_proxy() (or owns an EtcdProxy for readiness):
 //   EtcdProxy::create(options, registry) -> start() -> ready()/view() -> stop().
 
@@ -28,6 +31,9 @@
 #include "result/result.hpp"
 
 namespace fed::etcdproxy {
+
+class LeaderHealthMonitor;
+struct LeaderHealth;
 
 class EtcdProxy final {
  public:
@@ -52,6 +58,8 @@ class EtcdProxy final {
   etcd::ClusterView view() const;
   // Forwarded connections currently open, per member.
   std::vector<std::size_t> open_connections() const;
+  // The classifier's last period (policy leader+classifier only).
+  std::optional<LeaderHealth> leader_health() const;
 
  private:
   EtcdProxy(EtcdProxyOptions options, metrics::Registry& registry);
@@ -63,7 +71,9 @@ class EtcdProxy final {
   const EtcdProxyOptions options_;
   std::vector<HostPort> targets_;
   ProxyMetrics metrics_;
+  metrics::Registry& registry_;
   std::unique_ptr<etcd::EtcdClient> client_;
+  std::unique_ptr<LeaderHealthMonitor> monitor_;  // leader+classifier only
   Fd listener_;
   std::uint16_t port_ = 0;
   mutable std::mutex mu_;  // connections_, rr_next_, last_leader_

@@ -4,13 +4,10 @@
 
 namespace fed::etcdproxy {
 
-Result<etcd::RoutingPolicy> parse_proxy_policy(std::string_view text) {
-  if (text == "leader+classifier") {
-    return fail(ErrorCode::Invalid,
-                "policy leader+classifier needs the leader-health classifier, which this build "
-                "does not include; use leader or round-robin");
-  }
-  return etcd::parse_routing_policy(text);
+Result<PolicyChoice> parse_proxy_policy(std::string_view text) {
+  if (text == "leader+classifier") return PolicyChoice{etcd::RoutingPolicy::Leader, true};
+  FED_ASSIGN_OR_RETURN(auto routing, etcd::parse_routing_policy(text));
+  return PolicyChoice{routing, false};
 }
 
 Status validate(const EtcdProxyOptions& options) {
@@ -27,6 +24,22 @@ Status validate(const EtcdProxyOptions& options) {
   if (options.poll_period.count() <= 0 || options.status_timeout.count() <= 0 ||
       options.dial_timeout.count() <= 0) {
     return fail(ErrorCode::Invalid, "poll period, status timeout and dial timeout must be > 0");
+  }
+  if (options.classifier) {
+    if (options.policy != etcd::RoutingPolicy::Leader) {
+      return fail(ErrorCode::Invalid, "the classifier runs only with leader routing");
+    }
+    if (options.classifier_model.empty()) {
+      return fail(ErrorCode::Invalid,
+                  "--classifier-model: policy leader+classifier needs a model file (train one "
+                  "with fed-etcd-classifier train --data dataset.csv --out model.json)");
+    }
+    if (options.classify_period.count() <= 0 || options.move_hold_periods < 1 ||
+        options.move_cooldown_periods < 0) {
+      return fail(ErrorCode::Invalid,
+                  "--classify-period-ms must be > 0, --move-hold-periods >= 1, "
+                  "--move-cooldown-periods >= 0");
+    }
   }
   return ok();
 }

@@ -28,13 +28,29 @@ struct EtcdProxyOptions {
   // after the member's last answer (so no request is cut), and at drain_deadline in any case.
   std::chrono::milliseconds drain_quiet{5};
   std::chrono::milliseconds drain_deadline{10'000};
+
+  // leader+classifier: routing as for leader, plus the leader-health classifier, which scrapes
+  // the leader every classify_period and moves leadership off a leader it finds delayed
+  // (agent/etcdproxy/leader_health_monitor.hpp). Decision and routing share this process: there
+  // is no control channel to open.
+  bool classifier = false;
+  std::string classifier_model;  // XGBoost model file (fed-etcd-classifier train)
+  std::chrono::milliseconds classify_period{1000};
+  int move_hold_periods = 3;       // classes 1/3 this many periods in a row => MoveLeader
+  int move_cooldown_periods = 30;  // periods without another move after one
 };
 
-// "round-robin" | "leader" | "leader+classifier". The classifier policy is refused with a
-// message: this build has no leader-health classifier.
-Result<etcd::RoutingPolicy> parse_proxy_policy(std::string_view text);
+// A --policy value: how connections are routed, and whether the classifier runs.
+struct PolicyChoice {
+  etcd::RoutingPolicy routing = etcd::RoutingPolicy::Leader;
+  bool classifier = false;
+};
 
-// Checks what a parser cannot: at least one member, URL schemes, positive periods.
+// "round-robin" | "leader" | "leader+classifier".
+Result<PolicyChoice> parse_proxy_policy(std::string_view text);
+
+// Checks what a parser cannot: at least one member, URL schemes, positive periods, a model
+// file for the classifier.
 Status validate(const EtcdProxyOptions& options);
 
 }  // namespace fed::etcdproxy

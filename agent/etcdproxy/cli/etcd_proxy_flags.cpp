@@ -26,13 +26,26 @@ void add_etcd_proxy_flags(CLI::App& app, EtcdProxyFlags& f) {
   app.add_option("--drain-deadline-ms", f.deadline_ms,
                  "Close a deposed leader's connection by then in any case")
       ->capture_default_str();
+  app.add_option("--classifier-model", f.options.classifier_model,
+                 "leader+classifier: XGBoost model (fed-etcd-classifier train)");
+  app.add_option("--classify-period-ms", f.classify_ms,
+                 "leader+classifier: scrape and classify the leader this often")
+      ->capture_default_str();
+  app.add_option("--move-hold-periods", f.options.move_hold_periods,
+                 "leader+classifier: periods of class 1/3 in a row before MoveLeader")
+      ->capture_default_str();
+  app.add_option("--move-cooldown-periods", f.options.move_cooldown_periods,
+                 "leader+classifier: periods without another move after one")
+      ->capture_default_str();
 }
 
 Result<EtcdProxyOptions> to_options(const EtcdProxyFlags& f) {
   EtcdProxyOptions o = f.options;
   auto policy = parse_proxy_policy(f.policy);
   if (!policy) return policy.error().with_context("--policy");
-  o.policy = *policy;
+  o.policy = policy->routing;
+  o.classifier = policy->classifier;
+  o.classify_period = std::chrono::milliseconds(f.classify_ms);
   o.members.clear();
   for (auto& m : util::split(f.members, ',')) {
     if (!m.empty()) o.members.push_back(m);

@@ -16,6 +16,7 @@ struct EtcdProxyFlags {
   std::string members;  // comma-separated
   std::string policy = "leader";
   int poll_ms = 500, status_timeout_ms = 800, dial_ms = 1000, quiet_ms = 5, deadline_ms = 10000;
+  int classify_ms = 1000;
 };
 
 // Adds the flags to `app`, writing into `flags`.

@@ -30,10 +30,27 @@ TEST_CASE("validate names the flag at fault") {
   CHECK_FALSE(validate(o));
 }
 
-TEST_CASE("policies: the classifier policy is refused with a reason") {
-  CHECK(*parse_proxy_policy("leader") == fed::etcd::RoutingPolicy::Leader);
-  CHECK(*parse_proxy_policy("round-robin") == fed::etcd::RoutingPolicy::RoundRobin);
+TEST_CASE("policies: leader+classifier routes to the leader and needs a model file") {
+  CHECK(parse_proxy_policy("leader")->routing == fed::etcd::RoutingPolicy::Leader);
+  CHECK_FALSE(parse_proxy_policy("leader")->classifier);
+  CHECK(parse_proxy_policy("round-robin")->routing == fed::etcd::RoutingPolicy::RoundRobin);
   auto c = parse_proxy_policy("leader+classifier");
-  REQUIRE_FALSE(c);
-  CHECK(c.error().message().find("classifier") != std::string::npos);
+  REQUIRE(c);
+  CHECK(c->routing == fed::etcd::RoutingPolicy::Leader);
+  CHECK(c->classifier);
+  CHECK_FALSE(parse_proxy_policy("classifier"));
+
+  EtcdProxyOptions o;
+  o.members = {"https://10.0.0.1:2379"};
+  o.classifier = true;
+  auto no_model = validate(o);
+  REQUIRE_FALSE(no_model);
+  CHECK(no_model.error().message().find("--classifier-model") == 0);
+  o.classifier_model = "/etc/fed/leader-health.json";
+  CHECK(validate(o));
+  o.move_hold_periods = 0;
+  CHECK_FALSE(validate(o));
+  o.move_hold_periods = 3;
+  o.policy = fed::etcd::RoutingPolicy::RoundRobin;
+  CHECK_FALSE(validate(o));
 }
