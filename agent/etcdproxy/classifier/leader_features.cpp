@@ -1,5 +1,6 @@
 #include "etcdproxy/classifier/leader_features.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <string>
@@ -36,6 +37,7 @@ const std::array<std::string_view, kFeatureCount>& feature_names() {
       "proposals_committed_rate",
       "scrape_seconds",
       "status_seconds",
+      "status_seconds_window_min",
   };
   return names;
 }
@@ -43,6 +45,7 @@ const std::array<std::string_view, kFeatureCount>& feature_names() {
 void FeatureExtractor::reset() {
   rates_.clear();
   last_peer_rtt_.reset();
+  status_window_.clear();
 }
 
 std::optional<double> FeatureExtractor::histogram_mean(const Scrape& scrape,
@@ -108,6 +111,14 @@ std::optional<FeatureVector> FeatureExtractor::observe(const Scrape& scrape, Clo
   set(v, Feature::ProposalsPending, scrape.sum("etcd_server_proposals_pending"));
   set(v, Feature::ScrapeSeconds, probes.scrape_seconds);
   set(v, Feature::StatusSeconds, probes.status_seconds);
+  if (probes.status_seconds) {
+    status_window_.push_back(*probes.status_seconds);
+    if (status_window_.size() > kStatusWindow) status_window_.pop_front();
+  }
+  if (!status_window_.empty()) {
+    set(v, Feature::StatusSecondsWindowMin,
+        *std::min_element(status_window_.begin(), status_window_.end()));
+  }
   if (first) return std::nullopt;
   return v;
 }

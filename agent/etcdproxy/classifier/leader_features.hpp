@@ -10,6 +10,7 @@
 #include <array>
 #include <chrono>
 #include <cstddef>
+#include <deque>
 #include <optional>
 #include <string_view>
 
@@ -38,10 +39,16 @@ enum class Feature : std::size_t {
   ProposalsCommittedRate,
   ScrapeSeconds,  // the scraper's GET /metrics round trip
   StatusSeconds,  // the scraper's fastest Maintenance.Status round trip (NaN: not measured)
+  // The lowest StatusSeconds of the last kStatusWindow periods: a base round trip, as TCP's
+  // min-RTT filter keeps one. Queueing on an overloaded member inflates single periods; only
+  // a delayed network lifts all of them.
+  StatusSecondsWindowMin,
   Count_,
 };
 
 inline constexpr std::size_t kFeatureCount = static_cast<std::size_t>(Feature::Count_);
+// Periods the StatusSecondsWindowMin filter spans (a delay shows fully this many periods late).
+inline constexpr std::size_t kStatusWindow = 8;
 // The thesis' feature set: the first five.
 inline constexpr std::size_t kPaperFeatureCount = 5;
 
@@ -74,6 +81,7 @@ class FeatureExtractor final {
 
   CounterRates rates_;
   std::optional<double> last_peer_rtt_;
+  std::deque<double> status_window_;
 };
 
 }  // namespace fed::etcdproxy::classifier

@@ -8,7 +8,7 @@
 // features and for the full vector, with rows split at random (as the thesis) and by episode.
 //
 // Environment: FED_CLASSIFIER_MODE=quick|full (full: 32 episodes x 36 s, about 21 minutes;
-// quick: 8 x 12 s, about 2), FED_CLASSIFIER_EPISODES, FED_CLASSIFIER_EPISODE_SECONDS,
+// quick: 8 x 16 s, about 3), FED_CLASSIFIER_EPISODES, FED_CLASSIFIER_EPISODE_SECONDS,
 // FED_CLASSIFIER_SEED, FED_CLASSIFIER_CSV (output; default build dir), FED_CLASSIFIER_MODEL
 // (model trained on every row; default next to the CSV).
 #include <doctest/doctest.h>
@@ -125,8 +125,9 @@ void evaluate_and_print(const Dataset& data) {
 TEST_CASE("leader-health dataset on a real etcd cluster, then 10-split XGBoost evaluation") {
   const bool quick = env_str("FED_CLASSIFIER_MODE", "full") == "quick";
   const int episodes = env_int("FED_CLASSIFIER_EPISODES", quick ? 8 : 32);
-  const int episode_seconds = env_int("FED_CLASSIFIER_EPISODE_SECONDS", quick ? 12 : 36);
-  const int warmup = 3;  // periods skipped after a state change (rates spanning the switch)
+  const int episode_seconds = env_int("FED_CLASSIFIER_EPISODE_SECONDS", quick ? 16 : 36);
+  // Periods skipped after a state change: rates and the status window spanning the switch.
+  const int warmup = static_cast<int>(kStatusWindow);
   std::mt19937 rng(static_cast<unsigned>(env_int("FED_CLASSIFIER_SEED", 4)));
   const std::string dir = std::string(FED_BINARY_DIR) + "/fedcls-run";
   const std::string csv_path = env_str("FED_CLASSIFIER_CSV", dir + "-dataset.csv");

@@ -83,6 +83,28 @@ TEST_CASE("the peer round trip is kept through periods without a probe") {
   CHECK((*v)[at(Feature::WalWriteBytesRate)] == doctest::Approx(0));
 }
 
+TEST_CASE("the status round trip's window minimum spans the last kStatusWindow periods") {
+  FeatureExtractor fx;
+  const auto t0 = FeatureExtractor::Clock::time_point{} + 10s;
+  (void)fx.observe(*Scrape::parse(scrape_text(0, true)), t0, {0.01, 0.002});
+  float last_min = 0;
+  for (std::size_t i = 1; i <= kStatusWindow; ++i) {  // queueing spikes, then a delay of 40 ms
+    auto v = fx.observe(*Scrape::parse(scrape_text(static_cast<double>(i), true)),
+                        t0 + std::chrono::seconds(i), {0.01, i % 2 == 0 ? 0.090 : 0.040});
+    REQUIRE(v);
+    last_min = (*v)[at(Feature::StatusSecondsWindowMin)];
+  }
+  CHECK(last_min == doctest::Approx(0.040));  // the 2 ms period has left the window
+  auto v = fx.observe(*Scrape::parse(scrape_text(20, true)), t0 + 20s, {0.01, 0.001});
+  REQUIRE(v);
+  CHECK((*v)[at(Feature::StatusSecondsWindowMin)] == doctest::Approx(0.001));
+  fx.reset();
+  (void)fx.observe(*Scrape::parse(scrape_text(21, true)), t0 + 21s, {0.01, 0.05});
+  v = fx.observe(*Scrape::parse(scrape_text(22, true)), t0 + 22s, {0.01, 0.06});
+  REQUIRE(v);
+  CHECK((*v)[at(Feature::StatusSecondsWindowMin)] == doctest::Approx(0.05));
+}
+
 TEST_CASE("reset() starts over: the next scrape is a first one again") {
   FeatureExtractor fx;
   const auto t0 = FeatureExtractor::Clock::time_point{} + 10s;
