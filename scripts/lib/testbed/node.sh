@@ -152,7 +152,19 @@ restart_kubelet() {
     kill -TERM "$pid"
     wait_for "c$c/node$k kubelet to stop" 30 sh -c "! kill -0 $pid" || kill -KILL "$pid" 2>/dev/null || true
   fi
+  leave_cgroups
   start_kubelet "$c" "$k"
+}
+
+# Moves this shell (and so what it starts next) to the root cgroup of every hierarchy. Run from
+# kubectl fed reconfigure's agent pod (nsenter into PID 1's namespaces keeps the cgroups), a
+# kubelet would stay in that pod's cgroup and be killed with it; systemctl restart would give it
+# its own unit instead.
+leave_cgroups() {
+  local procs
+  for procs in /sys/fs/cgroup/*/cgroup.procs /sys/fs/cgroup/cgroup.procs; do
+    [ -w "$procs" ] && echo "$BASHPID" >"$procs" 2>/dev/null || true
+  done
 }
 
 # Records the node's PodCIDR on its Node object (the testbed allocates, not the controller-manager).
