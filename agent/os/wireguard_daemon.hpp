@@ -23,8 +23,8 @@ class WireguardDaemon {
   // Sends one request (ending with its empty line) and returns the whole answer (ending with
   // "errno=N" and an empty line). NotFound when no daemon serves `interface`.
   virtual Result<std::string> exchange(std::string_view interface, std::string_view request) = 0;
-  // Stops every daemon serving `interface` (which removes its TUN link) and removes its UAPI
-  // socket. Idempotent: nothing to stop is success.
+  // Stops every daemon serving `interface` in the calling thread's network namespace (which
+  // removes its TUN link) and removes its UAPI socket. Idempotent: nothing to stop is success.
   virtual Status stop(std::string_view interface) = 0;
 };
 

@@ -1,6 +1,7 @@
 #include "os/linux/wireguard_go_daemon.hpp"
 
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -9,7 +10,9 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <optional>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "os/linux/uapi_socket.hpp"
@@ -38,6 +41,14 @@ bool exited(pid_t pid) {
   const auto paren = stat.rfind(')');  // the command name may hold spaces and parentheses
   return paren == std::string::npos || paren + 2 >= stat.size() || stat[paren + 2] == 'Z' ||
          stat[paren + 2] == 'X';
+}
+
+// The network namespace behind `ns_file` (/proc/<pid>/ns/net), as device and inode; none when
+// it cannot be read (the process is gone).
+std::optional<std::pair<dev_t, ino_t>> netns_of(const std::string& ns_file) {
+  struct stat st {};
+  if (::stat(ns_file.c_str(), &st) != 0) return std::nullopt;
+  return std::pair{st.st_dev, st.st_ino};
 }
 
 }  // namespace
@@ -108,9 +119,11 @@ Result<std::string> WireguardGoDaemon::exchange(std::string_view interface,
 Status WireguardGoDaemon::stop(std::string_view interface) {
   // wireguard-go keeps no pid file, and the UAPI socket's peer credentials name the process
   // that created it, which exits when it detaches: find the daemon by its command line
-  // ("wireguard-go <interface>"). One interface name has one socket path, so at most one of
-  // them serves it whatever network namespace it runs in.
+  // ("wireguard-go <interface>") among the processes of the calling thread's network
+  // namespace. Others of that name are not ours: gateways sharing a PID namespace (hostPID
+  // pods, the testbed's nodes) each run theirs, with the socket in their own mount namespace.
   const std::string program = std::filesystem::path(settings_.program).filename();
+  const auto own_netns = netns_of("/proc/thread-self/ns/net");
   std::vector<pid_t> pids;
   std::error_code ec;
   for (const auto& entry : std::filesystem::directory_iterator("/proc", ec)) {
@@ -121,6 +134,7 @@ Status WireguardGoDaemon::stop(std::string_view interface) {
         args.back() != interface) {
       continue;
     }
+    if (own_netns && netns_of(entry.path() / "ns" / "net") != own_netns) continue;
     pids.push_back(static_cast<pid_t>(std::stol(name)));
   }
   if (ec) return fail(ErrorCode::Internal, "list /proc to find " + program + ": " + ec.message());

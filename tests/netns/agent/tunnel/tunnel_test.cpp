@@ -68,12 +68,18 @@ fed::Status uninstall(Lab& lab, const Gateway& gw) {
 }
 
 // Stops the daemons whatever happens, so a failed case leaves no process behind (Lab keeps
-// the namespaces for inspection).
+// the namespaces for inspection). stop() only sees the daemons of the calling thread's network
+// namespace, so it runs in each gateway's.
 struct DaemonGuard {
-  std::vector<std::string> interfaces;
+  Lab& lab;
+  std::vector<std::pair<std::string, std::string>> daemons;  // namespace, interface
   ~DaemonGuard() {
-    os::WireguardGoDaemon daemon({});
-    for (const auto& i : interfaces) (void)daemon.stop(i);
+    for (const auto& [ns, interface] : daemons) {
+      auto scope = os::NetnsScope::enter_named(lab.ns(ns));
+      if (!scope) continue;
+      os::WireguardGoDaemon daemon({});
+      (void)daemon.stop(interface);
+    }
   }
 };
 
@@ -123,7 +129,7 @@ TEST_CASE("two gateways: bring-up, TCP across the tunnel, no-op pass, range chan
   const std::string tag = std::to_string(::getpid() % 100000);
   Gateway a{"a", {}, ""};
   Gateway b{"b", {}, ""};
-  DaemonGuard guard{{"fwg" + tag + "a", "fwg" + tag + "b"}};
+  DaemonGuard guard{lab, {{"a", "fwg" + tag + "a"}, {"b", "fwg" + tag + "b"}}};
   for (auto* gw : {&a, &b}) {
     auto& o = gw->desired.options;
     o.interface = "fwg" + tag + gw->ns;
