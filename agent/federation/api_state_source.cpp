@@ -16,8 +16,8 @@ std::vector<json> objects(const kube::Informer& informer) {
 }  // namespace
 
 ApiNodeStateSource::ApiNodeStateSource(std::shared_ptr<kube::DynamicClient> client,
-                                       std::string node_name)
-    : node_name_(std::move(node_name)) {
+                                       std::string node_name, std::string tunnel_interface)
+    : node_name_(std::move(node_name)), tunnel_interface_(std::move(tunnel_interface)) {
   auto add = [&](kube::ResourceRef collection, kube::InformerOptions options = {}) {
     informers_.push_back(
         std::make_unique<kube::Informer>(client, std::move(collection), std::move(options)));
@@ -30,10 +30,9 @@ ApiNodeStateSource::ApiNodeStateSource(std::shared_ptr<kube::DynamicClient> clie
   nodes_ = add(kube::ResourceRef{{"", "v1", "nodes"}, "", "", ""});
   peerings_ = add(fedapi::ref(fedapi::kPeering, ""));
   nat_mappings_ = add(fedapi::ref(fedapi::kNatMapping, ""));
-  kube::InformerOptions only_federation;
-  only_federation.field_selector = "metadata.name=" + std::string(kFederationConfigMap);
-  config_ = add(kube::ResourceRef{{"", "v1", "configmaps"}, std::string(kNamespace), "", ""},
-                only_federation);
+  // Every ConfigMap of our namespace (a handful): the federation one, and the gateway one the
+  // gateway's agent republishes when it is deleted or stale.
+  config_ = add(kube::ResourceRef{{"", "v1", "configmaps"}, std::string(kNamespace), "", ""});
 }
 
 ApiNodeStateSource::~ApiNodeStateSource() {
@@ -89,9 +88,13 @@ Result<NodeStateInputs> ApiNodeStateSource::inputs() const {
   NodeStateInputs in;
   FED_ASSIGN_OR_RETURN(in.self, parse_cluster_info(*cm));
   in.node_name = node_name_;
+  in.tunnel_interface = tunnel_interface_;
   in.nodes = objects(*nodes_);
   in.peerings = objects(*peerings_);
   in.nat_mappings = objects(*nat_mappings_);
+  if (auto gw = config_->store().get(kNamespace, kGatewayConfigMap)) {
+    if (auto info = parse_gateway_info(*gw)) in.published_gateway = std::move(*info);
+  }
   // Our ExternalCIDR, as the manager recorded it in every Peering it wrote here.
   for (const auto& p : in.peerings) {
     const std::string ext = p.value("status", json::object()).value("localExternalCIDR", "");

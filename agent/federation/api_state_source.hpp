@@ -1,6 +1,7 @@
 #pragma once
 // The node role's NodeStateSource in a federation: informers on this cluster's Nodes, Peerings,
-// NatMappings and the federation ConfigMap feed build_node_state(). version() moves on every
+// NatMappings and the ConfigMaps of kubectl-fed-system (federation, gateway) feed
+// build_node_state() and the gateway tunnel. version() moves on every
 // change so the datapath loop reconciles when an input changed, not on a timer.
 
 #include <chrono>
@@ -21,7 +22,9 @@ namespace fed::federation {
 
 class ApiNodeStateSource final : public fabric::NodeStateSource {
  public:
-  ApiNodeStateSource(std::shared_ptr<kube::DynamicClient> client, std::string node_name);
+  // `tunnel_interface`: the gateway's link toward the peers, as the tunnel names it.
+  ApiNodeStateSource(std::shared_ptr<kube::DynamicClient> client, std::string node_name,
+                     std::string tunnel_interface = std::string(kTunnelInterface));
   ~ApiNodeStateSource() override;
 
   // Starts the informers and waits for their first lists; Unavailable when they do not sync
@@ -34,6 +37,8 @@ class ApiNodeStateSource final : public fabric::NodeStateSource {
   Result<fabric::NodeNetworkState> load() override;
   // Why peerings are not installed yet ("c2: the peer's gateway is not up").
   std::vector<std::string> pending() const;
+  // Everything load() builds from, as the caches hold it now (the gateway tunnel's input).
+  Result<NodeStateInputs> inputs() const;
 
   // Called (on an informer thread) after every change of an input; set before start().
   void on_change(std::function<void()> callback) { on_change_ = std::move(callback); }
@@ -43,10 +48,10 @@ class ApiNodeStateSource final : public fabric::NodeStateSource {
   std::uint64_t wait_for_change(std::uint64_t seen, std::chrono::milliseconds timeout) const;
 
  private:
-  Result<NodeStateInputs> inputs() const;
   void bump();
 
   std::string node_name_;
+  std::string tunnel_interface_;
   std::vector<std::unique_ptr<kube::Informer>> informers_;
   kube::Informer* nodes_ = nullptr;
   kube::Informer* peerings_ = nullptr;

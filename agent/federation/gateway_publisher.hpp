@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fedapi/peering.hpp"
+#include "federation/cluster_info.hpp"
 #include "kube/dynamic_client.hpp"
 #include "result/result.hpp"
 
@@ -28,5 +29,31 @@ Status publish_gateway(kube::DynamicClient& client, const std::string& node,
 // the rest of the status). NotFound is not an error: the peering was just removed.
 Status report_tunnel(kube::DynamicClient& client, const std::string& peer,
                      const fedapi::TunnelStatus& tunnel);
+
+// What the gateway tunnel's pass writes to its own cluster: an interface so the pass is tested
+// without an API server.
+class GatewayApi {
+ public:
+  virtual ~GatewayApi() = default;
+  // Writes the gateway ConfigMap.
+  virtual Status publish(const GatewayInfo& gateway) = 0;
+  // Sets status.tunnel of the Peering named `peering`.
+  virtual Status report(const std::string& peering, const fedapi::TunnelStatus& tunnel) = 0;
+};
+
+// GatewayApi over the cluster's API server (publish_gateway, report_tunnel).
+class KubeGatewayApi final : public GatewayApi {
+ public:
+  explicit KubeGatewayApi(kube::DynamicClient& client) : client_(client) {}
+  Status publish(const GatewayInfo& gateway) override {
+    return publish_gateway(client_, gateway.node, gateway.endpoint, gateway.public_key);
+  }
+  Status report(const std::string& peering, const fedapi::TunnelStatus& tunnel) override {
+    return report_tunnel(client_, peering, tunnel);
+  }
+
+ private:
+  kube::DynamicClient& client_;
+};
 
 }  // namespace fed::federation

@@ -11,21 +11,32 @@
 
 namespace fed::federation {
 
-// Wraps the datapath reconciler to track readiness: ready after a pass that converged, not
-// ready while the state is invalid or the kernel refuses. Failures and the recovery after
-// them also become Events on the Node, where `kubectl describe node` shows them.
+// One pass: the gateway tunnel, then the fabric's datapath (its routes on the gateway go via
+// the tunnel's link), which runs even when the tunnel failed (the rest of the datapath does not
+// depend on it). Tracks readiness: ready after a pass that converged both, not ready while the
+// state is invalid or the kernel refuses. Failures and the recovery after them also become
+// Events on the Node, where `kubectl describe node` shows them.
 class NodeRunner::ReadyTracking final : public kube::Reconciler {
  public:
-  ReadyTracking(fabric::NodeReconciler& inner, ApiNodeStateSource& source,
+  ReadyTracking(GatewayTunnel& tunnel, fabric::NodeReconciler& inner, ApiNodeStateSource& source,
                 kube::EventRecorder& events, std::string node, std::atomic<bool>& ready)
-      : inner_(inner),
+      : tunnel_(tunnel),
+        inner_(inner),
         source_(source),
         events_(events),
         node_{"v1", "Node", "", node, ""},
         ready_(ready) {}
 
   Result<kube::Requeue> reconcile(const kube::Request& request) override {
+    Status tunnel = ok();
+    // Without inputs (no federation ConfigMap yet) the fabric's pass reports why.
+    if (auto in = source_.inputs()) tunnel = tunnel_.reconcile(*in);
     auto r = inner_.reconcile(request);
+    if (!tunnel) {
+      r = r ? Unexpected(tunnel.error())
+            : Unexpected(
+                  Error(r.error().code(), tunnel.error().message() + "; " + r.error().message()));
+    }
     ready_ = r.has_value();
     if (r) {
       for (const auto& why : source_.pending()) spdlog::info("datapath: pending: {}", why);
@@ -48,6 +59,7 @@ class NodeRunner::ReadyTracking final : public kube::Reconciler {
   }
 
  private:
+  GatewayTunnel& tunnel_;
   fabric::NodeReconciler& inner_;
   ApiNodeStateSource& source_;
   kube::EventRecorder& events_;
@@ -77,20 +89,30 @@ Status NodeRunner::start(const agent::RoleContext& ctx) {
   load.context = ctx.options.context;
   FED_ASSIGN_OR_RETURN(auto config, kube::rest_config_from_flags(load));
   config.user_agent = "fed-agent-node/" + node;
-  FED_ASSIGN_OR_RETURN(auto client, kube::DynamicClient::create(std::move(config)));
+  FED_ASSIGN_OR_RETURN(client_, kube::DynamicClient::create(std::move(config)));
 
   FED_ASSIGN_OR_RETURN(routes_, os::NetlinkRouteTable::create(options_.datapath.route_table,
                                                               options_.datapath.rule_priority));
   FED_ASSIGN_OR_RETURN(links_, os::NetlinkLinkManager::create());
   nat_ = std::make_unique<os::IptcNatTable>();
   metrics_ = std::make_unique<fabric::DatapathMetrics>(ctx.metrics);
-  source_ = std::make_unique<ApiNodeStateSource>(client, node);
+  source_ = std::make_unique<ApiNodeStateSource>(client_, node, options_.tunnel.interface);
   datapath_ = std::make_unique<fabric::NodeReconciler>(
       fabric::DatapathDeps{*routes_, *links_, *nat_}, *source_, options_.datapath,
       options_.resync_period, metrics_.get());
+  os::WireguardGoSettings wg;
+  wg.program = options_.tunnel.wireguard_go;
+  wg.socket_dir = options_.tunnel.socket_dir;
+  wireguard_ = std::make_unique<os::WireguardGoDaemon>(std::move(wg));
+  tunnel_reconciler_ =
+      std::make_unique<tunnel::TunnelReconciler>(tunnel::TunnelDeps{*links_, *wireguard_});
+  gateway_api_ = std::make_unique<KubeGatewayApi>(*client_);
+  tunnel_ = std::make_unique<GatewayTunnel>(
+      GatewayTunnelDeps{*tunnel_reconciler_, *gateway_api_, {}}, options_.tunnel);
   events_ =
-      std::make_unique<kube::EventRecorder>(client, kube::EventSource{"fed-agent-node", node});
-  tracking_ = std::make_unique<ReadyTracking>(*datapath_, *source_, *events_, node, ready_);
+      std::make_unique<kube::EventRecorder>(client_, kube::EventSource{"fed-agent-node", node});
+  tracking_ =
+      std::make_unique<ReadyTracking>(*tunnel_, *datapath_, *source_, *events_, node, ready_);
 
   kube::ControllerOptions copts;
   copts.name = "datapath";

@@ -1,9 +1,10 @@
 #pragma once
 // `fed-agent node` in a federation (the DaemonSet, docs/JOIN.md): the node's datapath
-// converged to the state the API describes — ApiNodeStateSource feeds the fabric's
-// NodeReconciler through a one-key controller, so an input change reconciles at once and a
-// resync undoes drift. SIGTERM leaves the datapath in place (traffic survives an agent
-// restart); removal is `fed-agent node --uninstall` from the DaemonSet's cleanup path.
+// converged to the state the API describes — ApiNodeStateSource feeds the gateway tunnel
+// (GatewayTunnel, on the gateway node) and then the fabric's NodeReconciler through a one-key
+// controller, so an input change reconciles at once and a resync undoes drift. SIGTERM leaves the
+// datapath in place (traffic survives an agent restart); removal is `fed-agent node --uninstall`
+// from the DaemonSet's cleanup path.
 
 #include <atomic>
 #include <chrono>
@@ -14,11 +15,14 @@
 #include "fabric/datapath_metrics.hpp"
 #include "fabric/node_reconciler.hpp"
 #include "federation/api_state_source.hpp"
+#include "federation/gateway_publisher.hpp"
+#include "federation/gateway_tunnel.hpp"
 #include "kube/controller.hpp"
 #include "kube/event_recorder.hpp"
 #include "os/linux/iptc_nat_table.hpp"
 #include "os/linux/netlink_link_manager.hpp"
 #include "os/linux/netlink_route_table.hpp"
+#include "os/linux/wireguard_go_daemon.hpp"
 #include "roles/role_runner.hpp"
 
 namespace fed::federation {
@@ -27,6 +31,7 @@ struct NodeRunnerOptions {
   std::string node_name;  // --node-name, else $NODE_NAME (the downward API), else hostname
   std::chrono::milliseconds resync_period{std::chrono::seconds(30)};
   fabric::DatapathConfig datapath;
+  tunnel::TunnelOptions tunnel;  // the gateway's WireGuard settings (address: from Peerings)
 };
 
 class NodeRunner final : public agent::RoleRunner {
@@ -48,6 +53,11 @@ class NodeRunner final : public agent::RoleRunner {
   std::unique_ptr<os::IptcNatTable> nat_;
   std::unique_ptr<fabric::DatapathMetrics> metrics_;
   std::unique_ptr<fabric::NodeReconciler> datapath_;
+  std::unique_ptr<os::WireguardGoDaemon> wireguard_;
+  std::unique_ptr<tunnel::TunnelReconciler> tunnel_reconciler_;
+  std::unique_ptr<KubeGatewayApi> gateway_api_;
+  std::unique_ptr<GatewayTunnel> tunnel_;
+  std::shared_ptr<kube::DynamicClient> client_;
   std::unique_ptr<kube::EventRecorder> events_;
   std::unique_ptr<kube::Reconciler> tracking_;
   std::unique_ptr<kube::Controller> controller_;

@@ -36,8 +36,9 @@ std::string internal_ip(const json& node) {
   return "";
 }
 
-// Why `peering` cannot be installed yet, or "" when it can.
-std::string pending_reason(const json& peering) {
+}  // namespace
+
+std::string peering_pending_reason(const json& peering) {
   const json spec = peering.value("spec", json::object());
   const json status = peering.value("status", json::object());
   const auto conditions = fedapi::read_conditions(status);
@@ -48,9 +49,13 @@ std::string pending_reason(const json& peering) {
   if (spec.value("backend", "wireguard") == "wireguard" && spec.value("publicKey", "").empty()) {
     return "the peer's gateway key is not published";
   }
-  if (spec.value("peerTunnelAddress", "").empty()) return "no tunnel address yet";
+  if (spec.value("peerTunnelAddress", "").empty() || spec.value("localTunnelAddress", "").empty()) {
+    return "no tunnel address yet";
+  }
   return "";
 }
+
+namespace {
 
 Result<fabric::Peer> peer_from(const json& peering, const std::vector<json>& nat_mappings,
                                const std::string& tunnel_interface) {
@@ -144,7 +149,7 @@ Result<fabric::NodeNetworkState> build_node_state(const NodeStateInputs& in) {
     return st;
   }
   for (const auto& peering : in.peerings) {
-    if (!pending_reason(peering).empty()) continue;
+    if (!peering_pending_reason(peering).empty()) continue;
     FED_ASSIGN_OR_RETURN(auto p, peer_from(peering, in.nat_mappings, in.tunnel_interface));
     st.peers.push_back(std::move(p));
   }
@@ -160,7 +165,7 @@ std::vector<std::string> pending_peerings(const NodeStateInputs& in) {
   }
   if (!in.external_cidr) out.push_back("the manager has not written IpamState ipam yet");
   for (const auto& peering : in.peerings) {
-    const std::string why = pending_reason(peering);
+    const std::string why = peering_pending_reason(peering);
     if (!why.empty()) out.push_back(peering["metadata"].value("name", "") + ": " + why);
   }
   return out;

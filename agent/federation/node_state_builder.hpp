@@ -27,13 +27,18 @@ struct NodeStateInputs {
   std::vector<nlohmann::json> peerings;      // Peering objects of this cluster
   std::vector<nlohmann::json> nat_mappings;  // NatMapping objects of this cluster
   std::string tunnel_interface = std::string(kTunnelInterface);
+  // The gateway ConfigMap as it is published now (none, or unreadable: publish again).
+  std::optional<GatewayInfo> published_gateway;
 };
 
 // The gateway node's name: the labelled node (the first by name if several), or "" when none.
 std::string gateway_node(const std::vector<nlohmann::json>& nodes);
 
+// Why `peering` cannot carry traffic yet ("the peer's gateway is not up"), or "" when it can.
+std::string peering_pending_reason(const nlohmann::json& peering);
+
 // A Peering is installed once its networks are exchanged (NetworkReady) and the peer's
-// gateway is known (endpoint, key and tunnel address); the others are left out, so routes
+// gateway is known (endpoint, key and both tunnel addresses); the others are left out, so routes
 // never point into a tunnel that cannot carry them. Invalid when an object is malformed.
 Result<fabric::NodeNetworkState> build_node_state(const NodeStateInputs& in);
 

@@ -42,7 +42,7 @@ Status validate_options(const TunnelOptions& o) {
   if (o.private_key_file.empty()) {
     return fail(ErrorCode::Invalid,
                 "tunnel private key file is empty; set it (e.g. "
-                "/var/lib/fed-agent/wireguard/private.key)");
+                "/var/lib/kubectl-fed/wireguard/private.key)");
   }
   if (o.backend != TunnelBackend::Kernel && (o.wireguard_go.empty() || o.socket_dir.empty())) {
     return fail(ErrorCode::Invalid,

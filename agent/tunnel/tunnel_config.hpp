@@ -24,7 +24,9 @@ enum class TunnelBackend {
 struct TunnelOptions {
   std::string interface = "fed.wg";  // ≤ 15 characters; the datapath's tunnel interface
   std::uint16_t listen_port = 51820;
-  std::string private_key_file = "/var/lib/fed-agent/wireguard/private.key";
+  // Under the DaemonSet's hostPath /var/lib/kubectl-fed, so the key (the gateway's identity)
+  // survives pod restarts and upgrades.
+  std::string private_key_file = "/var/lib/kubectl-fed/wireguard/private.key";
   os::Ipv4 address;  // this gateway's tunnel address, from the manager's tunnel pool
   // The tunnel pool's prefix length (169.254.64.0/18): the address goes on the interface with
   // it, so every peer's tunnel address is on-link there and the datapath's routes

@@ -1,13 +1,23 @@
 #include "federation/cli/node_command.hpp"
 
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
 #include <stop_token>
+
+#include <spdlog/spdlog.h>
 
 #include "fabric/node_datapath.hpp"
 #include "fabric/state_file_runner.hpp"
 #include "federation/node_runner.hpp"
 #include "log/log.hpp"
 #include "metrics/registry.hpp"
+#include "os/linux/netlink_link_manager.hpp"
+#include "os/linux/wireguard_go_daemon.hpp"
+#include "tunnel/tunnel_reconciler.hpp"
 #include "util/duration.hpp"
+#include "util/strings.hpp"
 
 namespace fed::federation {
 namespace {
@@ -19,6 +29,33 @@ Result<std::chrono::milliseconds> resync_period(const std::string& text) {
                 "--resync-period \"" + text + "\": expected a positive duration such as 30s or 2m");
   }
   return std::chrono::duration_cast<std::chrono::milliseconds>(*d);
+}
+
+// `program` as given when it holds a '/' or is found on PATH; else the file of that name next
+// to this executable, if there is one (the testbed's images put wireguard-go beside fed-agent
+// in /usr/local/bin, which is not on their PATH).
+std::string resolve_program(const std::string& program) {
+  namespace fs = std::filesystem;
+  if (program.empty() || program.find('/') != std::string::npos) return program;
+  const char* path = std::getenv("PATH");
+  for (const auto& dir : util::split(path != nullptr ? path : "", ':')) {
+    if (!dir.empty() && ::access((fs::path(dir) / program).c_str(), X_OK) == 0) return program;
+  }
+  std::error_code ec;
+  const auto beside = fs::read_symlink("/proc/self/exe", ec).parent_path() / program;
+  if (!ec && ::access(beside.c_str(), X_OK) == 0) return beside.string();
+  return program;
+}
+
+// Removes the gateway tunnel (every node tries: the label may have moved); the key file stays.
+Status uninstall_tunnel(const tunnel::TunnelOptions& options) {
+  FED_ASSIGN_OR_RETURN(auto links, os::NetlinkLinkManager::create());
+  os::WireguardGoSettings settings;
+  settings.program = resolve_program(options.wireguard_go);
+  settings.socket_dir = options.socket_dir;
+  os::WireguardGoDaemon daemon(std::move(settings));
+  tunnel::TunnelReconciler reconciler({*links, daemon});
+  return reconciler.uninstall(options);
 }
 
 }  // namespace
@@ -44,6 +81,21 @@ NodeCommand::NodeCommand(CLI::App& node) {
       ->capture_default_str();
   node.add_option("--vxlan-mtu", flags_.datapath.vxlan_mtu, "Overlay MTU (underlay MTU - 50)")
       ->capture_default_str();
+  node.add_option("--tunnel-interface", flags_.tunnel.interface,
+                  "The gateway's WireGuard interface (API mode and --uninstall)")
+      ->capture_default_str();
+  node.add_option("--tunnel-port", flags_.tunnel.listen_port,
+                  "UDP port the gateway's WireGuard listens on and publishes")
+      ->capture_default_str();
+  node.add_option("--tunnel-key-file", flags_.tunnel.private_key_file,
+                  "The gateway's WireGuard private key (made on first use, mode 0600; kept by "
+                  "--uninstall: it is the gateway's identity)")
+      ->capture_default_str();
+  node.add_option("--tunnel-mtu", flags_.tunnel.mtu, "MTU of the WireGuard interface")
+      ->capture_default_str();
+  node.add_option("--wireguard-go", flags_.tunnel.wireguard_go,
+                  "The wireguard-go program (without a '/': on PATH, else beside fed-agent)")
+      ->capture_default_str();
 }
 
 int NodeCommand::run_uninstall(const agent::AgentOptions& common) const {
@@ -52,7 +104,16 @@ int NodeCommand::run_uninstall(const agent::AgentOptions& common) const {
   options.mode = fabric::DatapathMode::Uninstall;
   options.datapath = flags_.datapath;
   metrics::Registry unused;
-  return fabric::run_node_datapath(options, std::stop_token{}, unused);
+  int code = fabric::run_node_datapath(options, std::stop_token{}, unused);
+  // After the fabric: its routes go through the tunnel's link.
+  if (auto s = uninstall_tunnel(flags_.tunnel); !s) {
+    spdlog::error("gateway tunnel: {}", s.error().message());
+    code = fabric::kExitFailure;
+  } else {
+    spdlog::info("gateway tunnel: uninstalled (the key file {} is kept)",
+                 flags_.tunnel.private_key_file);
+  }
+  return code;
 }
 
 Result<std::unique_ptr<agent::RoleRunner>> NodeCommand::runner() const {
@@ -69,6 +130,8 @@ Result<std::unique_ptr<agent::RoleRunner>> NodeCommand::runner() const {
   options.node_name = flags_.node_name;
   options.resync_period = period;
   options.datapath = flags_.datapath;
+  options.tunnel = flags_.tunnel;
+  options.tunnel.wireguard_go = resolve_program(flags_.tunnel.wireguard_go);
   return std::unique_ptr<agent::RoleRunner>(std::make_unique<NodeRunner>(std::move(options)));
 }
 

@@ -12,6 +12,7 @@
 #include "result/result.hpp"
 #include "roles/options.hpp"
 #include "roles/role_runner.hpp"
+#include "tunnel/tunnel_config.hpp"
 
 namespace fed::federation {
 
@@ -21,6 +22,7 @@ struct NodeFlags {
   std::string resync_period = "30s";
   bool uninstall = false;
   fabric::DatapathConfig datapath;
+  tunnel::TunnelOptions tunnel;  // the gateway's WireGuard (address: from the Peerings)
 };
 
 class NodeCommand final {
@@ -31,8 +33,9 @@ class NodeCommand final {
   NodeCommand& operator=(const NodeCommand&) = delete;
 
   bool uninstall() const { return flags_.uninstall; }
-  // --uninstall: removes routes, rules, links and chains the agent made; the exit code
-  // (0, or 1 with every failure logged). No cluster is needed.
+  // --uninstall: removes routes, rules, links and chains the agent made, then the gateway
+  // tunnel (its link, daemon and socket; the key file stays: it is the gateway's identity); the
+  // exit code (0, or 1 with every failure logged). No cluster is needed.
   int run_uninstall(const agent::AgentOptions& common) const;
   // The runner of the selected mode. Invalid names the flag.
   Result<std::unique_ptr<agent::RoleRunner>> runner() const;
