@@ -3,9 +3,9 @@
 // (192.0.2.0/24). The test plays the API server (the inputs the informers would hold, and a
 // GatewayApi that records what the agent writes) and the manager (it copies each side's
 // published endpoint and key into the other side's Peering). Checked: publication, Pending
-// while the key is missing, WireGuard peers from the Peerings, Connected after a handshake and
-// no rewrite of an unchanged status, a removed Peering's peer removed, and the tunnel removed
-// when the node stops being the gateway, with the key file kept.
+// while the peer's gateway is not published, WireGuard peers from the Peerings, Connected after a
+// handshake and no rewrite of an unchanged status, a removed Peering's peer removed, and the tunnel
+// removed when the node stops being the gateway, with the key file kept.
 #include <doctest/doctest.h>
 
 #include <unistd.h>
@@ -168,7 +168,7 @@ TEST_CASE("fed-agent node's gateway tunnel: publish, peers from Peerings, status
   a.in.peerings = {peering(1, 2)};
   b.in.peerings = {peering(2, 1)};
 
-  // First passes: keys made and published; the peers' keys are not known yet.
+  // First passes: keys made and published; the peers' gateways are not known yet.
   for (auto* s : {&a, &b}) {
     auto r = pass(lab, *s);
     INFO(s->ns << ": " << (r ? "" : r.error().message()));
@@ -182,7 +182,7 @@ TEST_CASE("fed-agent node's gateway tunnel: publish, peers from Peerings, status
     const std::string peer = s == &a ? "c2" : "c1";
     CHECK(s->api.reported.at(peer) ==
           fedapi::TunnelStatus{fedapi::TunnelState::Pending,
-                               "waiting: the peer's gateway key is not published"});
+                               "waiting: the peer's gateway is not up"});
   }
   CHECK(lab.run("a", "ip -o addr show dev " + a.options.interface).find("169.254.64.1/18") !=
         std::string::npos);
