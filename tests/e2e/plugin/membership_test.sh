@@ -1,0 +1,235 @@
+#!/usr/bin/env bash
+# kubectl fed init on c1, join c3, join again, unjoin, as docs/JOIN.md describes, with the
+# refusals (bad flags, unreachable member, member of another federation) that must change
+# nothing. The manager runs as a process against c1 (the fed-agent image is not loaded), as in
+# tests/e2e/agent/federation/membership_test.sh; it reaches c3 through the credential Secret
+# join wrote, so its progress proves the federation's identity works. c1 and c3 end clean.
+source "$(dirname "$0")/../lib.sh"
+FED=${KUBECTL_FED:-${FED_BINARY_DIR:?}/plugin/kubectl-fed}
+AGENT=${FED_BINARY_DIR:?}/agent/fed-agent
+[ -x "$FED" ] || fail "kubectl-fed not built at $FED"
+[ -x "$AGENT" ] || fail "fed-agent not built at $AGENT"
+work=$(mktemp -d)
+export KUBECONFIG="$("$TESTBED" kubeconfig c1):$("$TESTBED" kubeconfig c3)"
+manager_pid=""
+SEL=app.kubernetes.io/part-of=kubectl-fed
+DERIVED='["Pod", "ReplicaSet", "ControllerRevision"]'
+
+# Every object labelled part-of kubectl-fed in cluster $1 (but the kinds in the JSON list
+# $DERIVED: what controllers make from our templates, e.g. Pods), one line each:
+# kind/namespace/name=resourceVersion. Objects whose status controllers keep updating
+# (workloads, CRDs, the namespace) show their generation and the time of kubectl-fed's last
+# write (managedFields) instead, which change only when their spec or our fields are written.
+labelled() {
+  local kinds
+  kinds=$(k "$1" api-resources --verbs=list -o name 2>/dev/null | grep -v '^events' | paste -sd, -)
+  k "$1" get "$kinds" -A -l "$SEL" -o json >"$work/labelled.json" 2>"$work/labelled.err" \
+    || { echo "LISTING-FAILED: $(head -1 "$work/labelled.err")"; return; }
+  jq -r --argjson derived "${DERIVED:-[]}" <"$work/labelled.json" '.items[] | select(.kind | IN($derived[]) | not) |
+    "\(.kind)/\(.metadata.namespace // "")/\(.metadata.name)=" +
+    (if (.kind | IN("Deployment", "DaemonSet", "CustomResourceDefinition", "Namespace"))
+     then "gen\(.metadata.generation // 0)@" +
+          ([.metadata.managedFields[]? | select(.manager == "kubectl-fed") | .time] | join(","))
+     else .metadata.resourceVersion end)' | sort
+}
+wipe() {  # removes kubectl-fed from cluster $1 with kubectl alone
+  local c=$1
+  k "$c" delete federatedclusters --all --wait=false >/dev/null 2>&1 || true
+  for fc in $(k "$c" get federatedclusters -o name 2>/dev/null); do
+    k "$c" patch "$fc" --type=merge -p '{"metadata":{"finalizers":null}}' >/dev/null 2>&1 || true
+  done
+  k "$c" delete ds,deploy -n kubectl-fed-system --all --wait=false >/dev/null 2>&1 || true
+  k "$c" delete clusterrolebinding,clusterrole -l "$SEL" >/dev/null 2>&1 || true
+  k "$c" delete namespace kubectl-fed-system --wait=false >/dev/null 2>&1 || true
+  k "$c" delete crd -l "$SEL" --wait=false >/dev/null 2>&1 || true
+  k "$c" label nodes --all kubectl-fed.io/gateway- >/dev/null 2>&1 || true
+  k "$c" wait --for=delete namespace/kubectl-fed-system --timeout=120s >/dev/null 2>&1 || true
+}
+cleanup() {
+  if [ -n "$manager_pid" ]; then kill "$manager_pid" 2>/dev/null; wait "$manager_pid" 2>/dev/null; fi
+  wipe c3; wipe c1
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+# run NAME ARGS...: runs kubectl-fed, keeping stdout, stderr and the exit code.
+run() {
+  local name=$1; shift
+  set +e; "$FED" "$@" >"$work/$name.out" 2>"$work/$name.err"; echo $? >"$work/$name.rc"; set -e
+}
+rc() { cat "$work/$1.rc"; }
+# refused NAME RC WHAT: the run exited RC with one "error:" line on stderr and nothing on stdout.
+refused() {
+  expect_eq "$3: exit code" "$(rc "$1")" "$2"
+  expect_eq "$3: one error line" "$(grep -c '^error: ' "$work/$1.err")" 1
+  [ ! -s "$work/$1.out" ] && pass "$3: nothing on stdout ($(head -1 "$work/$1.err"))" \
+    || fail "$3: stdout not empty: $(cat "$work/$1.out")"
+}
+
+# A clean start: nothing of ours on either cluster (an earlier failed run may have left some).
+wipe c3; wipe c1
+expect_eq "c1 starts with nothing labelled $SEL" "$(labelled c1)" ""
+expect_eq "c3 starts with nothing labelled $SEL" "$(labelled c3)" ""
+
+# --- init: dry run, refusals, the real thing, again.
+run dry init --context c1 --dry-run=client -o yaml
+expect_eq "init --dry-run exit code" "$(rc dry)" 0
+python3 - "$work/dry.out" >"$work/dry.kinds" <<'PY' || fail "init --dry-run output is not YAML"
+import sys, yaml
+docs = [d for d in yaml.safe_load_all(open(sys.argv[1])) if d]
+assert len(docs) == 1 and docs[0]["kind"] == "List", docs
+for o in docs[0]["items"]:
+    print(o["kind"] + "/" + o["metadata"]["name"])
+PY
+# What init may apply: the objects of manifests/kustomization.yaml but the member's federation
+# identity (federation/), plus the federation ConfigMap.
+python3 - "$REPO/manifests" >"$work/host.kinds" <<'PY'
+import os, sys, yaml
+root = sys.argv[1]
+print("ConfigMap/federation")
+for f in yaml.safe_load(open(os.path.join(root, "kustomization.yaml")))["resources"]:
+    if f.startswith("federation/"):
+        continue
+    for d in yaml.safe_load_all(open(os.path.join(root, f))):
+        if d:
+            print(d["kind"] + "/" + d["metadata"]["name"])
+PY
+extra=$(grep -vxF -f "$work/host.kinds" "$work/dry.kinds" || true)
+expect_eq "init --dry-run lists only host objects of manifests/ ($(wc -l <"$work/dry.kinds") objects)" "$extra" ""
+for o in CustomResourceDefinition/federatedclusters.fed.kubectl-fed.io \
+  CustomResourceDefinition/peerings.fed.kubectl-fed.io CustomResourceDefinition/ipamstates.fed.kubectl-fed.io \
+  CustomResourceDefinition/natmappings.fed.kubectl-fed.io Namespace/kubectl-fed-system \
+  ServiceAccount/fed-manager ServiceAccount/fed-agent ClusterRoleBinding/kubectl-fed:agent \
+  Role/kubectl-fed:agent RoleBinding/kubectl-fed:manager ClusterRole/kubectl-fed:manager ClusterRole/kubectl-fed:agent Deployment/fed-manager \
+  DaemonSet/fed-agent ConfigMap/federation; do
+  grep -qx "$o" "$work/dry.kinds" && pass "dry run lists $o" || fail "dry run lacks $o"
+done
+expect_eq "init --dry-run changed nothing on c1" "$(labelled c1)" ""
+
+run badid init --context c1 --cluster-id Bad_ID
+refused badid 2 "init --cluster-id Bad_ID"
+grep -q -- "--cluster-id" "$work/badid.err" && pass "the error names --cluster-id" || fail "$(cat "$work/badid.err")"
+run badcidr init --context c1 --pod-cidr 10.241.0.0/33
+refused badcidr 2 "init --pod-cidr 10.241.0.0/33"
+run overlap init --context c1 --pod-cidr 10.96.0.0/11 --service-cidr 10.101.0.0/16
+refused overlap 2 "init with overlapping --pod-cidr and --service-cidr"
+grep -q "overlaps" "$work/overlap.err" && pass "the error says the ranges overlap" || fail "$(cat "$work/overlap.err")"
+run overlap2 init --context c1 --pod-cidr 10.100.0.0/14
+refused overlap2 2 "init --pod-cidr overlapping the discovered ServiceCIDR"
+expect_eq "the refused inits changed nothing on c1" "$(labelled c1)" ""
+
+run init init --context c1
+[ "$(rc init)" = 0 ] && pass "init on c1" || fail "init: $(cat "$work/init.err")"
+jp() { k "$1" get "${@:2:$#-2}" -o "jsonpath=${!#}" 2>/dev/null; }
+fedcm() { jp "$1" -n kubectl-fed-system cm federation "{.data.$2}"; }
+expect_eq "c1's federation ConfigMap: clusterID" "$(fedcm c1 clusterID)" c1
+expect_eq "c1's federation ConfigMap: role" "$(fedcm c1 role)" host
+expect_eq "c1's PodCIDR: smallest network of the nodes' /24s" "$(fedcm c1 podCIDR)" 10.241.0.0/23
+expect_eq "c1's ServiceCIDR from the kubernetes ServiceCIDR" "$(fedcm c1 serviceCIDR)" 10.101.0.0/16
+expect_eq "c1's gateway node" "$(k c1 get nodes -l kubectl-fed.io/gateway=true -o name)" node/node1
+expect_eq "fed-manager's image" "$(jp c1 -n kubectl-fed-system deploy fed-manager '{.spec.template.spec.containers[0].image}')" fed.local/fed-agent:dev
+expect_eq "fed-agent is privileged" "$(jp c1 -n kubectl-fed-system ds fed-agent '{.spec.template.spec.containers[0].securityContext.privileged}')" true
+expect_eq "objects applied by the field manager kubectl-fed" \
+  "$(jp c1 clusterrole kubectl-fed:agent '{.metadata.managedFields[0].manager}')" kubectl-fed
+before=$(labelled c1)
+run init2 init --context c1
+expect_eq "init again: exit code" "$(rc init2)" 0
+grep -q "configured\|created" "$work/init2.out" && fail "init again wrote: $(cat "$work/init2.out")" || pass "init again: every object unchanged"
+expect_eq "init again: every resourceVersion on c1 unchanged" "$(labelled c1)" "$before"
+
+# --- the manager, as a process against c1.
+"$AGENT" manager --kubeconfig "$("$TESTBED" kubeconfig c1)" --bind-address 127.0.0.1:19442 \
+  >>"$work/manager.log" 2>&1 &
+manager_pid=$!
+trap 'echo "--- manager log"; tail -30 "$work/manager.log"; cleanup' EXIT
+eventually 30 "the manager is ready" curl -sf http://127.0.0.1:19442/readyz
+
+# --- join refusals: nothing is written on either side.
+host_before=$(labelled c1)
+sed 's#server: https://127.0.0.1:16003#server: https://127.0.0.1:1#' "$("$TESTBED" kubeconfig c3)" >"$work/dead.kubeconfig"
+run dead join c3 --context c1 --member-kubeconfig "$work/dead.kubeconfig"
+refused dead 3 "join of an unreachable member"
+run nocontext join c3 --context c1 --member-context no-such-context
+refused nocontext 5 "join with a member context that does not exist"
+k c3 create namespace kubectl-fed-system >/dev/null
+k c3 -n kubectl-fed-system create configmap federation --from-literal=clusterID=c3 \
+  --from-literal=role=member --from-literal=podCIDR=10.243.0.0/16 \
+  --from-literal=serviceCIDR=10.103.0.0/16 --from-literal=federationID=elsewhere >/dev/null
+run foreign join c3 --context c1 --member-context c3
+refused foreign 2 "join of a member of another federation"
+grep -q "federation elsewhere" "$work/foreign.err" && pass "the error names the other federation" || fail "$(cat "$work/foreign.err")"
+expect_eq "refused joins: c3 holds only the test's own ConfigMap" "$(k c3 -n kubectl-fed-system get sa,secret,cm,role -o name | grep -v -e default -e kube-root-ca | paste -sd' ' -)" configmap/federation
+k c3 delete namespace kubectl-fed-system --wait=true --timeout=120s >/dev/null
+expect_eq "refused joins changed nothing on c1" "$(labelled c1)" "$host_before"
+
+# --- join.
+run join join c3 --context c1 --member-context c3 --cluster-labels region=testbed --share-cpu 2 --share-memory 4Gi
+[ "$(rc join)" = 0 ] && pass "join c3" || fail "join: $(cat "$work/join.err")"
+expect_eq "c3's federation ConfigMap: role" "$(fedcm c3 role)" member
+expect_eq "c3's federation ConfigMap: federationID" "$(fedcm c3 federationID)" c1
+expect_eq "c3's PodCIDR" "$(fedcm c3 podCIDR)" 10.243.0.0/23
+expect_eq "FederatedCluster c3: endpoint" "$(jp c1 federatedcluster c3 '{.spec.apiEndpoint}')" https://127.0.0.1:16003
+expect_eq "FederatedCluster c3: labels" "$(jp c1 federatedcluster c3 '{.spec.clusterLabels.region}')" testbed
+expect_eq "FederatedCluster c3: offered memory" "$(jp c1 federatedcluster c3 '{.spec.offered.memory}')" 4Gi
+expect_eq "credential Secret type" "$(jp c1 -n kubectl-fed-system secret member-c3 '{.type}')" kubectl-fed.io/member-credential
+expect_eq "no FederatedCluster CRD on the member" "$(k c3 get crd federatedclusters.fed.kubectl-fed.io -o name --ignore-not-found)" ""
+nr() { [ "$(jp c1 federatedcluster c3 '{.status.conditions[?(@.type=="NetworkReady")].status}')" = True ]; }
+eventually 90 "the manager exchanged networks with c3 through the federation's identity" nr
+expect_eq "the member's Peering was written with that identity" "$(jp c3 peering c1 '{.spec.peerPodCIDR}')" 10.241.0.0/23
+
+# The federation's identity on c3: exactly the rules docs/JOIN.md lists (plus what every
+# authenticated user may do: self reviews and discovery URLs).
+k c3 auth can-i --list -n kubectl-fed-system --as=system:serviceaccount:kubectl-fed-system:fed-federation \
+  | awk 'NR > 1 && $1 !~ /^(selfsubject|\[)/ && $2 == "[]" {
+      line = $1; for (i = 3; i <= NF; i++) line = line " " $i; print line }' | sort >"$work/rules"
+cat >"$work/rules.want" <<'RULES'
+configmaps [] [get list watch]
+ipamstates.fed.kubectl-fed.io [] [get list watch create update patch delete]
+natmappings.fed.kubectl-fed.io [] [get list watch create update patch delete]
+nodes [] [get list watch]
+peerings.fed.kubectl-fed.io [] [get list watch create update patch delete]
+peerings.fed.kubectl-fed.io/status [] [get patch update]
+RULES
+sort -o "$work/rules.want" "$work/rules.want"
+diff "$work/rules.want" "$work/rules" >"$work/rules.diff" && pass "auth can-i --list for fed-federation on c3: exactly the expected rules" \
+  || fail "fed-federation's rules differ: $(cat "$work/rules.diff")"
+expect_eq "fed-federation may not read Secrets" "$(k c3 auth can-i get secrets -n kube-system --as=system:serviceaccount:kubectl-fed-system:fed-federation 2>/dev/null)" no
+expect_eq "fed-federation may not create pods" "$(k c3 auth can-i create pods --as=system:serviceaccount:kubectl-fed-system:fed-federation 2>/dev/null)" no
+
+# --- join again: "already joined", nothing written.
+sleep 3  # the manager settles (finalizer, tunnel address, status)
+member_before=$(labelled c3 | grep -v -e '^Peering/' -e '^IpamState/' -e '^NatMapping/')
+secret_before=$(jp c1 -n kubectl-fed-system secret member-c3 '{.metadata.resourceVersion}')
+gen_before=$(jp c1 federatedcluster c3 '{.metadata.generation}')
+run again join c3 --context c1 --member-context c3 --cluster-labels region=testbed --share-cpu 2 --share-memory 4Gi
+expect_eq "join again: exit code" "$(rc again)" 0
+grep -q "already joined" "$work/again.out" && pass "join again says already joined" || fail "join again: $(cat "$work/again.out")"
+expect_eq "join again: resourceVersions on c3 unchanged" "$(labelled c3 | grep -v -e '^Peering/' -e '^IpamState/' -e '^NatMapping/')" "$member_before"
+expect_eq "join again: credential Secret unchanged" "$(jp c1 -n kubectl-fed-system secret member-c3 '{.metadata.resourceVersion}')" "$secret_before"
+expect_eq "join again: FederatedCluster spec unchanged (generation)" "$(jp c1 federatedcluster c3 '{.metadata.generation}')" "$gen_before"
+run againjson join c3 --context c1 --member-context c3 --cluster-labels region=testbed --share-cpu 2 --share-memory 4Gi -o json
+expect_eq "join -o json: result" "$(jq -r .result "$work/againjson.out")" alreadyJoined
+
+# --wait with no gateway agents running: times out naming the condition that is not True.
+run wait join c3 --context c1 --member-context c3 --cluster-labels region=testbed --share-cpu 2 --share-memory 4Gi --wait --timeout 4s -o json
+refused wait 3 "join --wait without gateways"
+grep -q "condition TunnelReady is False" "$work/wait.err" && pass "the timeout names TunnelReady" || fail "$(cat "$work/wait.err")"
+
+# --- status.
+run status status --context c1 -o json
+expect_eq "status -o json: the member" "$(jq -r '.members[0].name' "$work/status.out")" c3
+expect_eq "status -o json: NetworkReady" "$(jq -r '.members[0].conditions[] | select(.type=="NetworkReady") | .status' "$work/status.out")" True
+run statust status --context c1
+grep -q "^c3 " "$work/statust.out" && pass "status table lists c3" || fail "$(cat "$work/statust.out")"
+
+# --- unjoin: the manager tears the peering down, the member is left with nothing of ours.
+run unjoin unjoin c3 --context c1 --member-context c3
+[ "$(rc unjoin)" = 0 ] && pass "unjoin c3" || fail "unjoin: $(cat "$work/unjoin.err")"
+expect_eq "FederatedCluster c3 gone" "$(k c1 get federatedcluster c3 -o name --ignore-not-found)" ""
+expect_eq "credential Secret gone" "$(k c1 -n kubectl-fed-system get secret member-c3 -o name --ignore-not-found)" ""
+expect_eq "host's Peering c3 gone" "$(k c1 get peering c3 -o name --ignore-not-found)" ""
+DERIVED='[]'
+expect_eq "c3 holds nothing labelled $SEL" "$(labelled c3)" ""
+expect_eq "c3 has no gateway label" "$(k c3 get nodes -l kubectl-fed.io/gateway -o name)" ""
+trap cleanup EXIT
+finish
