@@ -45,7 +45,12 @@ void set_part_of(json& object) {
 // Whether the object of `path` belongs to a cluster of `role`.
 bool wanted(std::string_view path, FederationRole role) {
   if (starts_with(path, "crds/")) {
-    return role == FederationRole::Host || path.find("federatedclusters") == std::string::npos;
+    // Membership and offloading are the host's business; members get the peering kinds.
+    for (std::string_view host_only :
+         {"federatedclusters", "namespaceoffloadings", "namespacemaps"}) {
+      if (path.find(host_only) != std::string_view::npos) return role == FederationRole::Host;
+    }
+    return true;
   }
   if (path == "namespace.yaml" || starts_with(path, "agent/")) return true;
   if (starts_with(path, "manager/")) return role == FederationRole::Host;

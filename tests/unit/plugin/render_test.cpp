@@ -150,7 +150,11 @@ TEST_CASE("host and member objects; the image is substituted") {
   options.image = "registry.example/fed-agent:v9";
   auto host = render_host(kHost, options);
   REQUIRE(host);
-  CHECK(names_of_kind(*host, "CustomResourceDefinition").size() == 4);
+  CHECK(names_of_kind(*host, "CustomResourceDefinition") ==
+        std::set<std::string>{"federatedclusters.fed.kubectl-fed.io", "peerings.fed.kubectl-fed.io",
+                              "natmappings.fed.kubectl-fed.io", "ipamstates.fed.kubectl-fed.io",
+                              "namespaceoffloadings.fed.kubectl-fed.io",
+                              "namespacemaps.fed.kubectl-fed.io"});
   CHECK(names_of_kind(*host, "Deployment") == std::set<std::string>{"fed-manager"});
   CHECK(names_of_kind(*host, "DaemonSet") == std::set<std::string>{"fed-agent"});
   CHECK(names_of_kind(*host, "ServiceAccount") ==
