@@ -3,6 +3,7 @@
 #include "cmd/completion.hpp"
 #include "cmd/init.hpp"
 #include "cmd/join.hpp"
+#include "cmd/reconfigure.hpp"
 #include "cmd/status.hpp"
 #include "cmd/unjoin.hpp"
 #include "cmd/version.hpp"
@@ -12,7 +13,7 @@ namespace fed::plugin {
 const std::vector<const Command*>& commands() {
   // Explicit wiring, sorted by name. One line per verb.
   static const std::vector<const Command*> kCommands = {
-      &kCompletionCommand, &kInitCommand,   &kJoinCommand,
+      &kCompletionCommand, &kInitCommand,   &kJoinCommand,    &kReconfigureCommand,
       &kStatusCommand,     &kUnjoinCommand, &kVersionCommand,
   };
   return kCommands;

@@ -64,6 +64,7 @@ Status apply(const Spec& spec, std::string_view value, GlobalOptions& g) {
       return ok();
     case Field::Context:
       g.context = value;
+      g.contexts.emplace_back(value);
       return ok();
     case Field::Namespace:
       g.namespace_name = value;

@@ -21,6 +21,9 @@ struct GlobalOptions {
   OutputFormat output = OutputFormat::Table;  // -o/--output
   int verbosity = 0;                          // -v/--v, kubectl's levels (6 logs requests)
   std::chrono::milliseconds request_timeout{0};  // --request-timeout; 0 = none
+  // Every --context in order: commands that act on several clusters (reconfigure) take them
+  // all; the others use `context`, the last one, as kubectl does.
+  std::vector<std::string> contexts;
 };
 
 // One global flag, for the parser, help, completion and "did you mean".

@@ -1,0 +1,189 @@
+#include "cmd/reconfigure.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include <memory>
+#include <mutex>
+#include <ostream>
+#include <thread>
+
+#include "cmd/cluster.hpp"
+#include "cmd/reconfigure_manifests.hpp"
+#include "cmd/reconfigure_report.hpp"
+#include "util/read_file.hpp"
+
+namespace fed::plugin {
+namespace {
+
+using nlohmann::json;
+
+Runner wire_reconfigure(CLI::App& app) {
+  auto o = std::make_shared<ReconfigureOptions>();
+  app.add_option("action", o->action, "status: show the nodes' reconfiguration state");
+  app.add_option("--set", o->set,
+                 "field=value, repeatable (cpuManagerPolicy=static, reservedSystemCPUs=0, "
+                 "featureGates.GATE=true, maxPods=50, ...; docs/RECONFIGURE.md lists them)");
+  app.add_option("-f,--filename", o->file,
+                 "A FeatureConfig (fed.kubectl-fed.io/v1alpha1) whose spec.kubelet holds the "
+                 "fields to set");
+  app.add_option("--max-unavailable", o->max_unavailable,
+                 "Nodes of a cluster changed at the same time (default 1)");
+  app.add_flag("--drain", o->drain, "Cordon and drain each node before its change");
+  app.add_option("--image", o->image,
+                 "The fed-agent image the node pods run (default \"" + o->image + "\")");
+  app.add_option("--kubelet-config", o->kubelet_config,
+                 "The kubelet's config file on the nodes; {node} is the node's name (default "
+                 "/var/lib/kubelet/config.yaml)");
+  app.add_option("--kubelet-config-dir", o->kubelet_config_dir,
+                 "The kubelet's --config-dir on the nodes: write a drop-in there instead");
+  app.add_option("--kubelet-root-dir", o->kubelet_root_dir,
+                 "The kubelet's --root-dir on the nodes (default /var/lib/kubelet)");
+  app.add_option("--restart-command", o->restart_command,
+                 "How the agent restarts the kubelet, words separated by spaces, {node} the "
+                 "node's name (default: systemctl restart kubelet in PID 1's namespaces)");
+  app.add_option("--timeout", o->timeout,
+                 "The health gate's limit after each kubelet restart (default 2m)");
+  app.add_option("--dry-run", o->dry_run,
+                 "client: print the objects (with -o yaml|json) instead of creating them");
+  app.add_flag("--cleanup", o->cleanup,
+               "Remove the agent's ServiceAccount and RBAC after success (default true; "
+               "--cleanup=false keeps them)");
+  return [o](const GlobalOptions& global, Output& out) -> Status {
+    if (o->action == "status") {
+      if (!o->set.empty() || !o->file.empty()) {
+        return Error(ErrorCode::Invalid, "reconfigure status takes no --set or -f");
+      }
+      return run_reconfigure_status(global, out);
+    }
+    if (!o->action.empty()) {
+      return Error(ErrorCode::Invalid,
+                   "unknown argument \"" + o->action + "\": expected nothing or \"status\"");
+    }
+    return run_reconfigure(global, *o, out);
+  };
+}
+
+std::vector<std::string> contexts_of(const GlobalOptions& global) {
+  if (!global.contexts.empty()) return global.contexts;
+  return {global.context};  // empty: the current context
+}
+
+// Runs `work(context, index)` for every context in its own thread.
+template <typename Work>
+void for_each_context(const std::vector<std::string>& contexts, Work work) {
+  std::vector<std::jthread> threads;
+  for (std::size_t i = 0; i < contexts.size(); ++i) {
+    threads.emplace_back([&, i] { work(contexts[i], i); });
+  }
+}
+
+Result<std::shared_ptr<kube::DynamicClient>> client_for(const GlobalOptions& global,
+                                                        const std::string& context) {
+  GlobalOptions one = global;
+  one.context = context;
+  FED_ASSIGN_OR_RETURN(auto config, rest_config_for(one));
+  return kube::DynamicClient::create(std::move(config));
+}
+
+std::string label(const std::string& context) {
+  return context.empty() ? "(current context)" : context;
+}
+
+void print_dry_run(const ReconfigurePlan& plan, Output& out) {
+  std::vector<json> objects = {reconfigure_namespace()};
+  for (auto& o : reconfigure_rbac()) objects.push_back(std::move(o));
+  objects.push_back(agent_pod(plan, "NODE"));
+  const json list = {{"apiVersion", "v1"}, {"kind", "List"}, {"items", objects}};
+  out.print(list, [&](std::ostream& os) {
+    for (const auto& o : objects) {
+      os << o.value("kind", "") << " " << o["metadata"].value("name", "") << " (dry run)\n";
+    }
+    os << "one Pod per node (NODE above), " << plan.max_unavailable
+       << " node(s) at a time per cluster\n";
+  });
+}
+
+}  // namespace
+
+const Command kReconfigureCommand{
+    .name = "reconfigure",
+    .summary = "Change kubelet settings on every node, rolling, health-gated, with rollback",
+    .description =
+        "Set allow-listed KubeletConfiguration fields (--set or a FeatureConfig file) on every "
+        "node of each --context (repeatable; clusters run in parallel). Nodes roll in batches of "
+        "--max-unavailable: optionally cordoned and drained, then a one-shot privileged pod "
+        "pinned to the node runs `fed-agent reconfigure-node`, which backs up the kubelet's "
+        "config, rewrites it, restarts the kubelet and checks /healthz, Ready and /configz, "
+        "rolling back when the check fails. A node that does not apply stops its cluster's "
+        "rollout. `reconfigure status` shows per node what was asked, what the kubelet runs, "
+        "the phase and the last error. Unknown fields are refused before anything is touched "
+        "(exit 2); a rolled-back or failed node exits 1.",
+    .usage = "reconfigure [status] (--set field=value... | -f FILE) [flags]",
+    .examples =
+        "  # The static CPU manager policy with CPU 0 reserved, one node at a time\n"
+        "  kubectl fed reconfigure --context c2 --set cpuManagerPolicy=static \\\n"
+        "      --set reservedSystemCPUs=0 --max-unavailable 1\n"
+        "\n"
+        "  # Two clusters in parallel, draining each node first, from a FeatureConfig\n"
+        "  kubectl fed reconfigure --context c2 --context c3 -f features.yaml --drain\n"
+        "\n"
+        "  # What each node was asked and runs\n"
+        "  kubectl fed reconfigure status --context c2 -o json\n",
+    .arg_values = {"status"},
+    .wire = wire_reconfigure,
+};
+
+Status run_reconfigure(const GlobalOptions& global, const ReconfigureOptions& options,
+                       Output& out) {
+  std::string text;
+  if (!options.file.empty()) {
+    auto read = util::read_file(options.file);
+    if (!read)
+      return Error(ErrorCode::Invalid, "-f " + options.file + ": " + read.error().message());
+    text = *read;
+  }
+  FED_ASSIGN_OR_RETURN(const ReconfigurePlan plan, make_plan(options, text));
+  if (plan.dry_run) {
+    print_dry_run(plan, out);
+    return ok();
+  }
+  const auto contexts = contexts_of(global);
+  std::vector<ClusterResult> results(contexts.size());
+  std::mutex progress_mutex;
+  for_each_context(contexts, [&](const std::string& context, std::size_t i) {
+    const ProgressFn progress = [&](const std::string& line) {
+      std::lock_guard lock(progress_mutex);
+      out.progress(label(context) + ": " + line);
+    };
+    auto client = client_for(global, context);
+    if (!client) {
+      results[i] = ClusterResult{label(context), {}, client.error()};
+      return;
+    }
+    results[i] = roll_out(**client, plan, label(context), progress);
+  });
+  out.print(rollout_json(plan, results),
+            [&](std::ostream& os) { os << render_table(rollout_table(results)); });
+  return rollout_status(results);
+}
+
+Status run_reconfigure_status(const GlobalOptions& global, Output& out) {
+  const auto contexts = contexts_of(global);
+  std::vector<ClusterStatus> results(contexts.size());
+  for_each_context(contexts, [&](const std::string& context, std::size_t i) {
+    auto client = client_for(global, context);
+    if (!client) {
+      results[i] = ClusterStatus{label(context), {}, client.error()};
+      return;
+    }
+    results[i] = read_status(**client, label(context));
+  });
+  out.print(status_json(results),
+            [&](std::ostream& os) { os << render_table(status_table(results)); });
+  for (const auto& c : results) {
+    if (c.error) return c.error->with_context("context " + c.context);
+  }
+  return ok();
+}
+
+}  // namespace fed::plugin

@@ -1,0 +1,22 @@
+#pragma once
+// kubectl fed reconfigure: change allow-listed KubeletConfiguration fields on every node of one
+// or more clusters, node by node (--max-unavailable), each node through a one-shot privileged
+// Pod running `fed-agent reconfigure-node` (backup, restart, health gate, rollback), clusters
+// in parallel; and `kubectl fed reconfigure status`. docs/RECONFIGURE.md.
+
+#include "cmd/command.hpp"
+#include "cmd/reconfigure_plan.hpp"
+
+namespace fed::plugin {
+
+// Applies the change to every cluster of --context (repeatable; the current context when none).
+// Checks every --set before contacting a cluster (Invalid, exit 2).
+Status run_reconfigure(const GlobalOptions& global, const ReconfigureOptions& options, Output& out);
+
+// Prints the per-node status of every cluster of --context.
+Status run_reconfigure_status(const GlobalOptions& global, Output& out);
+
+// The command table entry.
+extern const Command kReconfigureCommand;
+
+}  // namespace fed::plugin

@@ -1,0 +1,113 @@
+#include "cmd/reconfigure_report.hpp"
+
+#include <cmath>
+
+#include "reconfig/change_set.hpp"
+#include "util/strings.hpp"
+
+namespace fed::plugin {
+namespace {
+
+using nlohmann::json;
+
+std::string compact(const json& j) {
+  return j.is_null() ? "-" : j.dump();
+}
+
+std::string or_dash(const std::string& s) {
+  return s.empty() ? "-" : s;
+}
+
+}  // namespace
+
+json rollout_json(const ReconfigurePlan& plan, const std::vector<ClusterResult>& results) {
+  json clusters = json::array();
+  bool all = true;
+  for (const auto& c : results) {
+    json nodes = json::array();
+    for (const auto& n : c.nodes) {
+      nodes.push_back({{"name", n.node},
+                       {"result", std::string(to_string(n.outcome))},
+                       {"phase", n.phase},
+                       {"exitCode", n.exit_code},
+                       {"message", n.message},
+                       {"seconds", std::round(n.seconds * 10) / 10}});
+    }
+    json cluster = {{"context", c.context}, {"succeeded", c.succeeded()}, {"nodes", nodes}};
+    if (c.error) cluster["error"] = c.error->message();
+    all = all && c.succeeded();
+    clusters.push_back(cluster);
+  }
+  return {{"apiVersion", "fed.kubectl-fed.io/v1alpha1"},
+          {"kind", "ReconfigureResult"},
+          {"desired", reconfig::to_json(plan.changes)},
+          {"succeeded", all},
+          {"clusters", clusters}};
+}
+
+Table rollout_table(const std::vector<ClusterResult>& results) {
+  Table t{{"CONTEXT", "NODE", "RESULT", "SECONDS", "MESSAGE"}, {}};
+  for (const auto& c : results) {
+    if (c.error) t.rows.push_back({c.context, "-", "Error", "-", c.error->message()});
+    for (const auto& n : c.nodes) {
+      t.rows.push_back({c.context, n.node, std::string(to_string(n.outcome)),
+                        std::to_string(static_cast<long>(std::lround(n.seconds))),
+                        or_dash(n.message)});
+    }
+  }
+  return t;
+}
+
+json status_json(const std::vector<ClusterStatus>& clusters) {
+  json out = json::array();
+  for (const auto& c : clusters) {
+    json nodes = json::array();
+    for (const auto& n : c.nodes) {
+      json node = {{"name", n.node},         {"phase", n.phase},    {"desired", n.desired},
+                   {"observed", n.observed}, {"inSync", n.in_sync}, {"message", n.message},
+                   {"updated", n.updated}};
+      if (!n.error.empty()) node["error"] = n.error;
+      nodes.push_back(node);
+    }
+    json cluster = {{"context", c.context}, {"nodes", nodes}};
+    if (c.error) cluster["error"] = c.error->message();
+    out.push_back(cluster);
+  }
+  return {{"apiVersion", "fed.kubectl-fed.io/v1alpha1"},
+          {"kind", "ReconfigureStatus"},
+          {"clusters", out}};
+}
+
+Table status_table(const std::vector<ClusterStatus>& clusters) {
+  Table t{{"CONTEXT", "NODE", "PHASE", "IN-SYNC", "DESIRED", "OBSERVED", "MESSAGE"}, {}};
+  for (const auto& c : clusters) {
+    if (c.error) t.rows.push_back({c.context, "-", "Error", "-", "-", "-", c.error->message()});
+    for (const auto& n : c.nodes) {
+      const std::string sync = n.desired.is_null() ? "-" : (n.in_sync ? "yes" : "no");
+      t.rows.push_back({c.context, n.node, or_dash(n.phase), sync, compact(n.desired),
+                        compact(n.observed), or_dash(n.error.empty() ? n.message : n.error)});
+    }
+  }
+  return t;
+}
+
+Status rollout_status(const std::vector<ClusterResult>& results) {
+  std::vector<std::string> bad;
+  for (const auto& c : results) {
+    if (c.error) return c.error->with_context("context " + c.context);
+  }
+  for (const auto& c : results) {
+    for (const auto& n : c.nodes) {
+      if (n.outcome != NodeOutcome::Applied && n.outcome != NodeOutcome::AlreadyApplied &&
+          n.outcome != NodeOutcome::Skipped) {
+        bad.push_back(c.context + "/" + n.node + " " + std::string(to_string(n.outcome)));
+      }
+    }
+  }
+  if (bad.empty()) return ok();
+  return Error(ErrorCode::Internal,
+               "reconfiguration did not apply everywhere: " + util::join(bad, ", ") +
+                   " (later nodes of those clusters were not touched)");
+}
+
+}  // namespace fed::plugin

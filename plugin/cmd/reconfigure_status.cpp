@@ -1,0 +1,71 @@
+#include "cmd/reconfigure_status.hpp"
+
+#include "reconfig/change_set.hpp"
+#include "reconfig/node_progress.hpp"
+
+namespace fed::plugin {
+
+using nlohmann::json;
+
+NodeStatus node_status(const json& node, const std::optional<json>& kubeletconfig,
+                       const std::string& configz_error) {
+  NodeStatus s;
+  s.node = node.value("metadata", json::object()).value("name", "");
+  s.desired = nullptr;
+  s.observed = nullptr;
+  auto progress = reconfig::progress_from_node(node);
+  if (!progress) {
+    s.error = progress.error().message();
+    return s;
+  }
+  if (!progress->has_value()) {
+    s.error = configz_error;
+    return s;
+  }
+  const reconfig::Progress& p = **progress;
+  s.phase = std::string(reconfig::to_string(p.phase));
+  s.desired = p.desired;
+  s.message = p.message;
+  s.updated = p.updated;
+  if (!kubeletconfig) {
+    s.error = configz_error;
+    return s;
+  }
+  auto set = reconfig::change_set_from_json(p.desired);
+  if (!set) {
+    s.error = set.error().message();
+    return s;
+  }
+  s.observed = reconfig::values_at(*kubeletconfig, *set);
+  s.in_sync = reconfig::mismatches(*kubeletconfig, p.desired).empty();
+  return s;
+}
+
+ClusterStatus read_status(kube::DynamicClient& client, const std::string& context) {
+  ClusterStatus cluster{context, {}, std::nullopt};
+  auto nodes = client.list_all(kube::ResourceRef{{"", "v1", "nodes"}, "", "", ""});
+  if (!nodes) {
+    cluster.error = nodes.error().to_error().with_context("listing nodes");
+    return cluster;
+  }
+  for (const auto& node : (*nodes)["items"]) {
+    const std::string name = node["metadata"].value("name", "");
+    std::optional<json> config;
+    std::string why;
+    auto raw = client.get_raw("/api/v1/nodes/" + name + "/proxy/configz");
+    if (!raw) {
+      why = "kubelet /configz: " + raw.error().to_error().message();
+    } else {
+      auto doc = json::parse(*raw, nullptr, false);
+      if (doc.is_discarded() || !doc.contains("kubeletconfig")) {
+        why = "kubelet /configz: not a KubeletConfiguration";
+      } else {
+        config = doc["kubeletconfig"];
+      }
+    }
+    cluster.nodes.push_back(node_status(node, config, why));
+  }
+  return cluster;
+}
+
+}  // namespace fed::plugin

@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# kubectl fed reconfigure on the testbed's c2 (both nodes, real kubelets): a typo is refused
+# before anything is created; cpuManagerPolicy=static with CPU 0 reserved rolls node by node
+# through the agent's pods and /configz shows it on both; `reconfigure status -o json` says
+# Succeeded; the RBAC is gone afterwards; CPU 7 (not on this machine) makes node1's kubelet
+# fail, node1 rolls back and is Ready, node2 is not touched. Everything is put back at the end.
+. "$(dirname "$0")/../lib.sh"
+
+BIN=${FED_BINARY_DIR:?FED_BINARY_DIR: the build directory}
+FED="$BIN/plugin/kubectl-fed"
+IMAGE=fed.local/fed-agent:reconfigure-e2e   # not the :dev tag other tests deploy
+KC=$("$TESTBED" kubeconfig c2)
+NODES=(node1 node2)
+NS=kubectl-fed-system
+work=$(mktemp -d)
+
+fed() { "$FED" --kubeconfig "$KC" --context c2 "$@"; }
+configz() { k c2 get --raw "/api/v1/nodes/$1/proxy/configz"; }
+jq_() { python3 -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
+ready() { [ "$(k c2 get node "$1" -o jsonpath='{.status.conditions[?(@.type=="Ready")].status}')" = True ]; }
+policy() { configz "$1" | jq_ 'd["kubeletconfig"].get("cpuManagerPolicy","")'; }
+
+had_ns=0
+k c2 get namespace $NS >/dev/null 2>&1 && had_ns=1
+for n in "${NODES[@]}"; do cp -p "/var/lib/fedtb/c2/$n/kubelet-config.yaml" "$work/$n.yaml"; done
+
+restore() {
+  set +e
+  k c2 -n $NS delete pod -l app.kubernetes.io/component=reconfigure-node --wait=true >/dev/null 2>&1
+  k c2 delete clusterrolebinding,clusterrole kubectl-fed:reconfigure-node --ignore-not-found >/dev/null 2>&1
+  k c2 -n $NS delete serviceaccount kubectl-fed-reconfigure --ignore-not-found >/dev/null 2>&1
+  [ $had_ns = 1 ] || k c2 delete namespace $NS --ignore-not-found --wait=false >/dev/null 2>&1
+  for n in "${NODES[@]}"; do
+    cp -p "$work/$n.yaml" "/var/lib/fedtb/c2/$n/kubelet-config.yaml"
+    rm -f "/var/lib/fedtb/c2/$n/kubelet/cpu_manager_state" \
+      "/var/lib/fedtb/c2/$n/kubelet-config.yaml.kubectl-fed-backup"
+    "$TESTBED" restart-kubelet c2 "$n" >/dev/null 2>&1
+    k c2 annotate node "$n" kubectl-fed.io/reconfigure-phase- kubectl-fed.io/reconfigure-desired- \
+      kubectl-fed.io/reconfigure-original- kubectl-fed.io/reconfigure-message- \
+      kubectl-fed.io/reconfigure-updated- >/dev/null 2>&1
+  done
+  for n in "${NODES[@]}"; do
+    for _ in $(seq 90); do
+      [ "$(policy "$n" 2>/dev/null)" = none ] && ready "$n" && break
+      sleep 1
+    done
+    [ "$(policy "$n" 2>/dev/null)" = none ] && ready "$n" || echo "WARN: c2/$n not restored" >&2
+  done
+  rm -rf "$work"
+}
+trap restore EXIT
+
+# The agent's image: fed-agent and nsenter (the restart command enters PID 1's namespaces).
+"$TESTBED" image "$IMAGE" "$BIN/agent/fed-agent" "$(command -v nsenter)" >/dev/null
+pass "image $IMAGE loaded into every node"
+
+# The restart enters the host's mount namespace through a testbed process (c2's etcd): this
+# machine's PID 1 refuses nsenter (its /proc/1/ns links are not readable, even for root).
+host_pid=$(cat /run/fedtb/pids/c2-etcd.pid)
+flags=(--image "$IMAGE" --max-unavailable 1
+  --kubelet-config "/var/lib/fedtb/c2/{node}/kubelet-config.yaml"
+  --kubelet-root-dir "/var/lib/fedtb/c2/{node}/kubelet"
+  --restart-command "nsenter -t $host_pid -m -- env HOME=$HOME $TESTBED restart-kubelet c2 {node}")
+
+# 1. A typo: exit 2, the suggestion, nothing created.
+rc=0; fed reconfigure --set cpuManagerPolicyy=static "${flags[@]}" 2>"$work/err" || rc=$?
+expect_eq "unknown field exits 2" "$rc" 2
+grep -q 'did you mean cpuManagerPolicy' "$work/err" && pass "the message suggests cpuManagerPolicy" ||
+  fail "no suggestion: $(cat "$work/err")"
+expect_eq "no ClusterRole created" "$(k c2 get clusterrole kubectl-fed:reconfigure-node -o name 2>/dev/null)" ""
+
+# 2. The static CPU policy on both nodes, one at a time.
+start=$SECONDS
+rc=0; fed reconfigure --set cpuManagerPolicy=static --set reservedSystemCPUs=0 "${flags[@]}" --timeout 60s -o json \
+  >"$work/apply.json" 2>"$work/apply.err" || rc=$?
+cat "$work/apply.json" "$work/apply.err"
+expect_eq "reconfigure exits 0" "$rc" 0
+echo "# rollout of 2 nodes took $((SECONDS - start)) s"
+expect_eq "both nodes Applied" "$(jq_ '",".join(n["result"] for n in d["clusters"][0]["nodes"])' <"$work/apply.json")" \
+  "Applied,Applied"
+for n in "${NODES[@]}"; do
+  expect_eq "$n /configz cpuManagerPolicy" "$(policy "$n")" static
+  expect_eq "$n /configz reservedSystemCPUs" "$(configz "$n" | jq_ 'd["kubeletconfig"]["reservedSystemCPUs"]')" 0
+  ready "$n" && pass "$n Ready" || fail "$n not Ready"
+done
+fed reconfigure status -o json >"$work/status.json"
+expect_eq "status: both Succeeded and in sync" \
+  "$(jq_ '",".join(n["phase"] + ":" + str(n["inSync"]) for n in d["clusters"][0]["nodes"])' <"$work/status.json")" \
+  "Succeeded:True,Succeeded:True"
+expect_eq "RBAC removed after success" "$(k c2 get clusterrole kubectl-fed:reconfigure-node -o name 2>/dev/null)" ""
+expect_eq "no agent pod left" "$(k c2 -n $NS get pods -o name 2>/dev/null | grep -c reconfigure- || true)" 0
+
+# 3. CPU 7 does not exist here: node1's kubelet refuses to start, node1 rolls back, node2 waits.
+node2_pid=$(cat /run/fedtb/pids/c2-node2-kubelet.pid)
+rc=0; fed reconfigure --set reservedSystemCPUs=7 "${flags[@]}" --timeout 25s -o json \
+  >"$work/broken.json" 2>"$work/broken.err" || rc=$?
+cat "$work/broken.json" "$work/broken.err"
+expect_eq "a rolled-back node exits 1" "$rc" 1
+expect_eq "node1 RolledBack, node2 Skipped" \
+  "$(jq_ '",".join(n["result"] for n in d["clusters"][0]["nodes"])' <"$work/broken.json")" "RolledBack,Skipped"
+jq_ 'd["clusters"][0]["nodes"][0]["message"]' <"$work/broken.json" | grep -q 'not healthy within 25s' &&
+  pass "the reason is reported" || fail "no reason in the result"
+expect_eq "node1 runs the old reservation" "$(configz node1 | jq_ 'd["kubeletconfig"]["reservedSystemCPUs"]')" 0
+ready node1 && pass "node1 Ready after the rollback" || fail "node1 not Ready"
+expect_eq "node2's kubelet was not restarted" "$(cat /run/fedtb/pids/c2-node2-kubelet.pid)" "$node2_pid"
+fed reconfigure status -o json >"$work/status2.json"
+expect_eq "status: node1 RolledBack, node2 still Succeeded" \
+  "$(jq_ '",".join(n["phase"] for n in d["clusters"][0]["nodes"])' <"$work/status2.json")" \
+  "RolledBack,Succeeded"
+finish

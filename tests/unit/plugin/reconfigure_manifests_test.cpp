@@ -1,0 +1,141 @@
+// The node agent's Pod and RBAC: exactly the privileges reconfigure-node needs, pinned to the
+// node, the kubelet's directories mounted where the agent looks for them.
+
+#include "cmd/reconfigure_manifests.hpp"
+
+#include <doctest/doctest.h>
+
+#include "cmd/node_drain.hpp"
+
+using namespace fed::plugin;
+using nlohmann::json;
+
+namespace {
+
+ReconfigurePlan testbed_plan() {
+  ReconfigureOptions o;
+  o.set = {"cpuManagerPolicy=static", "reservedSystemCPUs=0"};
+  o.kubelet_config = "/var/lib/fedtb/c2/{node}/kubelet-config.yaml";
+  o.kubelet_root_dir = "/var/lib/fedtb/c2/{node}/kubelet";
+  o.restart_command = "nsenter -t 1 -m -- /repo/scripts/testbed restart-kubelet c2 {node}";
+  o.timeout = "90s";
+  auto plan = make_plan(o, "");
+  REQUIRE(plan);
+  return *plan;
+}
+
+}  // namespace
+
+TEST_CASE("the agent pod is pinned, privileged as needed and runs reconfigure-node") {
+  const json pod = agent_pod(testbed_plan(), "node2");
+  CHECK(pod["metadata"]["name"] == "reconfigure-node2");
+  CHECK(pod["metadata"]["namespace"] == "kubectl-fed-system");
+  CHECK(pod["metadata"]["labels"]["app.kubernetes.io/part-of"] == "kubectl-fed");
+  const json& spec = pod["spec"];
+  CHECK(spec["nodeName"] == "node2");
+  CHECK(spec["restartPolicy"] == "Never");
+  CHECK(spec["hostPID"] == true);
+  CHECK(spec["hostNetwork"] == true);
+  CHECK_FALSE(spec.contains("hostIPC"));
+  CHECK(spec["serviceAccountName"] == "kubectl-fed-reconfigure");
+  REQUIRE(spec["containers"].size() == 1);
+  const json& c = spec["containers"][0];
+  CHECK(c["securityContext"] == json{{"privileged", true}, {"readOnlyRootFilesystem", true}});
+  CHECK(c["command"] == json{"/usr/local/bin/fed-agent", "reconfigure-node", "--node", "node2",
+                             "--set", "cpuManagerPolicy=static", "--set", "reservedSystemCPUs=0",
+                             "--kubelet-config", "/var/lib/fedtb/c2/node2/kubelet-config.yaml",
+                             "--kubelet-root-dir", "/var/lib/fedtb/c2/node2/kubelet",
+                             "--restart-command",
+                             "nsenter -t 1 -m -- /repo/scripts/testbed restart-kubelet c2 node2",
+                             "--timeout", "90s"});
+  // The config's directory holds the root dir: one mount, at the same path, must exist.
+  CHECK(c["volumeMounts"] ==
+        json::array({{{"name", "host-0"}, {"mountPath", "/var/lib/fedtb/c2/node2"}}}));
+  CHECK(
+      spec["volumes"] ==
+      json::array({{{"name", "host-0"},
+                    {"hostPath", {{"path", "/var/lib/fedtb/c2/node2"}, {"type", "Directory"}}}}}));
+  // The cordon's taint and the restart's NotReady window must not keep or evict it.
+  const json& tolerations = spec["tolerations"];
+  CHECK(tolerations.size() == 3);
+  CHECK(tolerations[0] == json{{"operator", "Exists"}, {"effect", "NoSchedule"}});
+  CHECK(tolerations[1]["key"] == "node.kubernetes.io/not-ready");
+  CHECK(tolerations[2]["key"] == "node.kubernetes.io/unreachable");
+}
+
+TEST_CASE("kubeadm's default layout mounts /var/lib/kubelet once; a drop-in dir separately") {
+  ReconfigureOptions o;
+  o.set = {"maxPods=50"};
+  auto plan = make_plan(o, "");
+  REQUIRE(plan);
+  json pod = agent_pod(*plan, "n1");
+  CHECK(pod["spec"]["volumes"].size() == 1);
+  CHECK(pod["spec"]["volumes"][0]["hostPath"]["path"] == "/var/lib/kubelet");
+  const json cmd = pod["spec"]["containers"][0]["command"];
+  CHECK(std::find(cmd.begin(), cmd.end(), "--restart-command") == cmd.end());
+
+  o.kubelet_config_dir = "/etc/kubernetes/kubelet.conf.d/";
+  plan = make_plan(o, "");
+  REQUIRE(plan);
+  pod = agent_pod(*plan, "n1");
+  CHECK(pod["spec"]["volumes"].size() == 2);
+  CHECK(pod["spec"]["volumes"][0]["hostPath"]["path"] == "/etc/kubernetes/kubelet.conf.d");
+  CHECK(pod["spec"]["volumes"][1]["hostPath"]["path"] == "/var/lib/kubelet");
+}
+
+TEST_CASE("long node names give a valid pod name") {
+  const std::string node(80, 'a');
+  const std::string name = agent_pod_name(node);
+  CHECK(name.size() == 63);
+  CHECK(name.rfind("reconfigure-aaaa", 0) == 0);
+  CHECK(agent_pod_name(node) == name);  // stable
+  CHECK(agent_pod_name(std::string(80, 'b')) != name);
+}
+
+TEST_CASE("RBAC: nodes get/patch and nodes/proxy get, nothing else, never a wildcard") {
+  const auto objects = reconfigure_rbac();
+  REQUIRE(objects.size() == 3);
+  CHECK(objects[0]["kind"] == "ServiceAccount");
+  CHECK(objects[0]["metadata"]["namespace"] == "kubectl-fed-system");
+  CHECK(objects[1]["kind"] == "ClusterRole");
+  CHECK(objects[1]["rules"] ==
+        json::array({{{"apiGroups", {""}}, {"resources", {"nodes"}}, {"verbs", {"get", "patch"}}},
+                     {{"apiGroups", {""}}, {"resources", {"nodes/proxy"}}, {"verbs", {"get"}}}}));
+  CHECK(objects[1].dump().find('*') == std::string::npos);
+  CHECK(objects[2]["kind"] == "ClusterRoleBinding");
+  CHECK(objects[2]["roleRef"]["name"] == objects[1]["metadata"]["name"]);
+  CHECK(objects[2]["subjects"][0]["name"] == "kubectl-fed-reconfigure");
+  CHECK(reconfigure_namespace()["metadata"]["labels"]["app.kubernetes.io/part-of"] ==
+        "kubectl-fed");
+  // The agent's pods are privileged: Pod Security admission must let them in.
+  CHECK(reconfigure_namespace()["metadata"]["labels"]["pod-security.kubernetes.io/enforce"] ==
+        "privileged");
+}
+
+TEST_CASE("drain evicts ordinary pods, not DaemonSet, mirror, finished or agent pods") {
+  const json plain = {{"metadata", {{"name", "web"}}}, {"status", {{"phase", "Running"}}}};
+  CHECK(evictable(plain));
+  json ds = plain;
+  ds["metadata"]["ownerReferences"] = json::array({{{"kind", "DaemonSet"}, {"name", "x"}}});
+  CHECK_FALSE(evictable(ds));
+  json mirror = plain;
+  mirror["metadata"]["annotations"] = {{"kubernetes.io/config.mirror", "abc"}};
+  CHECK_FALSE(evictable(mirror));
+  json done = plain;
+  done["status"]["phase"] = "Succeeded";
+  CHECK_FALSE(evictable(done));
+  json agent = plain;
+  agent["metadata"]["labels"] = {{"app.kubernetes.io/component", "reconfigure-node"}};
+  CHECK_FALSE(evictable(agent));
+  json rs = plain;
+  rs["metadata"]["ownerReferences"] = json::array({{{"kind", "ReplicaSet"}, {"name", "x"}}});
+  CHECK(evictable(rs));
+}
+
+TEST_CASE("the API server's address replaces the Service address in a host-network pod") {
+  const json pod = agent_pod(testbed_plan(), "node1", "172.30.2.10:6443");
+  const json env = pod["spec"]["containers"][0]["env"];
+  CHECK(env[1] == json{{"name", "KUBERNETES_SERVICE_HOST"}, {"value", "172.30.2.10"}});
+  CHECK(env[2] == json{{"name", "KUBERNETES_SERVICE_PORT"}, {"value", "6443"}});
+  CHECK(agent_pod(testbed_plan(), "node1")["spec"]["containers"][0]["env"].size() == 1);
+}

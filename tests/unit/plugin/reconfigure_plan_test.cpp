@@ -1,0 +1,158 @@
+// kubectl fed reconfigure's flag checks (through the agent's allow-list), FeatureConfig files
+// and the batches nodes roll in.
+
+#include "cmd/reconfigure_plan.hpp"
+
+#include <doctest/doctest.h>
+
+#include "cmd/global_options.hpp"
+
+using namespace fed::plugin;
+using nlohmann::json;
+
+namespace {
+
+ReconfigureOptions with_set(std::vector<std::string> set) {
+  ReconfigureOptions o;
+  o.set = std::move(set);
+  return o;
+}
+
+std::string invalid_message(const ReconfigureOptions& o, std::string_view text = "") {
+  auto plan = make_plan(o, text);
+  REQUIRE_FALSE(plan);
+  CHECK(plan.error().code() == fed::ErrorCode::Invalid);
+  return plan.error().message();
+}
+
+}  // namespace
+
+TEST_CASE("a valid --set gives a plan with kubeadm's paths and the agent's change set") {
+  auto plan = make_plan(with_set({"cpuManagerPolicy=static", "reservedSystemCPUs=0"}), "");
+  REQUIRE(plan);
+  CHECK(plan->set_items ==
+        std::vector<std::string>{"cpuManagerPolicy=static", "reservedSystemCPUs=0"});
+  CHECK(plan->changes.changes.size() == 2);
+  CHECK(plan->changes.state_files == std::vector<std::string>{"cpu_manager_state"});
+  CHECK(plan->target.kubelet_config == "/var/lib/kubelet/config.yaml");
+  CHECK(plan->target.root_dir == "/var/lib/kubelet");
+  CHECK(plan->target.restart_command.empty());
+  CHECK(plan->max_unavailable == 1);
+  CHECK(plan->drain == DrainMode::Off);
+  CHECK(plan->cleanup == Cleanup::Remove);
+  CHECK(plan->gate_timeout == std::chrono::seconds(120));
+  CHECK_FALSE(plan->dry_run);
+}
+
+TEST_CASE("bad flags are refused with exit 2 before any cluster is touched") {
+  CHECK(invalid_message(with_set({"cpuManagerPolicyy=static"}))
+            .find("did you mean cpuManagerPolicy") != std::string::npos);
+  CHECK(invalid_message(with_set({"featureGates.StorageVersionMigrator=true"}))
+            .find("control-plane feature gate") != std::string::npos);
+  CHECK(invalid_message(with_set({"maxPods=lots"})).find("maxPods") != std::string::npos);
+  CHECK(invalid_message(ReconfigureOptions{}).find("nothing to change") != std::string::npos);
+
+  auto both = with_set({"maxPods=50"});
+  both.file = "features.yaml";
+  CHECK(invalid_message(both).find("exclusive") != std::string::npos);
+
+  auto zero = with_set({"maxPods=50"});
+  zero.max_unavailable = 0;
+  CHECK(invalid_message(zero).find("--max-unavailable 0") != std::string::npos);
+
+  auto timeout = with_set({"maxPods=50"});
+  timeout.timeout = "soon";
+  CHECK(invalid_message(timeout).find("--timeout soon") != std::string::npos);
+
+  auto dry = with_set({"maxPods=50"});
+  dry.dry_run = "server";
+  CHECK(invalid_message(dry).find("--dry-run server") != std::string::npos);
+
+  auto relative = with_set({"maxPods=50"});
+  relative.kubelet_config = "kubelet.yaml";
+  CHECK(invalid_message(relative).find("absolute path") != std::string::npos);
+
+  auto two = with_set({"maxPods=50"});
+  two.kubelet_config = "/a/config.yaml";
+  two.kubelet_config_dir = "/a/conf.d";
+  CHECK(invalid_message(two).find("exclusive") != std::string::npos);
+}
+
+TEST_CASE("explicit paths keep their {node} placeholder until a node's pod is built") {
+  auto o = with_set({"maxPods=50"});
+  o.kubelet_config = "/var/lib/fedtb/c2/{node}/kubelet-config.yaml";
+  o.kubelet_root_dir = "/var/lib/fedtb/c2/{node}/kubelet";
+  o.restart_command = " scripts/testbed restart-kubelet c2 {node} ";
+  o.max_unavailable = 3;
+  o.drain = true;
+  o.cleanup = false;
+  o.timeout = "90s";
+  o.dry_run = "client";
+  auto plan = make_plan(o, "");
+  REQUIRE(plan);
+  CHECK(plan->target.kubelet_config == "/var/lib/fedtb/c2/{node}/kubelet-config.yaml");
+  CHECK(plan->target.restart_command == "scripts/testbed restart-kubelet c2 {node}");
+  CHECK(for_node(plan->target.restart_command, "node2") ==
+        "scripts/testbed restart-kubelet c2 node2");
+  CHECK(plan->max_unavailable == 3);
+  CHECK(plan->drain == DrainMode::On);
+  CHECK(plan->cleanup == Cleanup::Keep);
+  CHECK(plan->gate_timeout == std::chrono::seconds(90));
+  CHECK(plan->dry_run);
+}
+
+TEST_CASE("-f reads a FeatureConfig's spec.kubelet, maps as field.KEY items") {
+  const std::string yaml = R"(apiVersion: fed.kubectl-fed.io/v1alpha1
+kind: FeatureConfig
+metadata:
+  name: cpu-pinning
+spec:
+  kubelet:
+    cpuManagerPolicy: static
+    reservedSystemCPUs: "0"
+    maxPods: 50
+    featureGates:
+      CPUManagerPolicyAlphaOptions: true
+)";
+  ReconfigureOptions o;
+  o.file = "features.yaml";
+  auto plan = make_plan(o, yaml);
+  REQUIRE(plan);
+  CHECK(plan->set_items ==
+        std::vector<std::string>{"cpuManagerPolicy=static",
+                                 "featureGates.CPUManagerPolicyAlphaOptions=true", "maxPods=50",
+                                 "reservedSystemCPUs=0"});
+
+  CHECK(invalid_message(o, "kind: ConfigMap\n").find("expected kind FeatureConfig") !=
+        std::string::npos);
+  CHECK(invalid_message(o, "kind: FeatureConfig\nspec: {}\n").find("spec.kubelet is empty") !=
+        std::string::npos);
+  CHECK(
+      invalid_message(o, "kind: FeatureConfig\nspec:\n  kubelet:\n    cpuManagerPolicyy: static\n")
+          .find("features.yaml") != std::string::npos);
+  CHECK(invalid_message(o, "kind: FeatureConfig\nspec:\n  kubelet:\n    maxPods: [1]\n")
+            .find("spec.kubelet.maxPods") != std::string::npos);
+  CHECK(invalid_message(o, "a: [\n").find("not valid YAML") != std::string::npos);
+}
+
+TEST_CASE("nodes roll sorted by name in batches of --max-unavailable") {
+  using Batches = std::vector<std::vector<std::string>>;
+  CHECK(plan_batches({"n3", "n1", "n2"}, 1) == Batches{{"n1"}, {"n2"}, {"n3"}});
+  CHECK(plan_batches({"n3", "n1", "n2", "n5", "n4"}, 2) ==
+        Batches{{"n1", "n2"}, {"n3", "n4"}, {"n5"}});
+  CHECK(plan_batches({"n2", "n1"}, 5) == Batches{{"n1", "n2"}});
+  CHECK(plan_batches({}, 1).empty());
+  CHECK(plan_batches({"a", "b"}, 0) == Batches{{"a"}, {"b"}});  // never a batch of none
+}
+
+TEST_CASE("--context is repeatable: every one is kept in order, the last is the context") {
+  auto s = scan_global_flags(
+      {"reconfigure", "--context", "c2", "--set", "maxPods=50", "--context=c3", "--context", "c1"});
+  REQUIRE(s);
+  CHECK(s->global.contexts == std::vector<std::string>{"c2", "c3", "c1"});
+  CHECK(s->global.context == "c1");
+  CHECK(s->rest == std::vector<std::string>{"reconfigure", "--set", "maxPods=50"});
+  auto none = scan_global_flags({"reconfigure", "status"});
+  REQUIRE(none);
+  CHECK(none->global.contexts.empty());
+}
