@@ -82,7 +82,7 @@ const Command kInitCommand{
     .name = "init",
     .summary = "Make the current cluster the host of a federation",
     .description =
-        "Install the federation on the current cluster (--context) as its host: the four "
+        "Install the federation on the current cluster (--context) as its host: the "
         "federation CRDs, the kubectl-fed-system namespace, the federation ConfigMap (cluster "
         "id, role host, PodCIDR, ServiceCIDR), the manager Deployment and the agent DaemonSet "
         "with their least-privilege RBAC, all by server-side apply (field manager kubectl-fed), "
