@@ -160,10 +160,10 @@ TEST_CASE("TCP throughput and latency: direct veth vs across clusters through th
   sink(lab, "pb2");
 
   std::vector<Path> paths = {
-      {"direct veth between two namespaces", "x", "10.99.0.2"},
-      {"routed, no agent: the gateway path's hops with plain routes", "rx", "10.98.2.10"},
-      {"gateway pod -> gateway pod: double NAT over the WAN bridge", "pa1", "10.51.2.10"},
-      {"worker pod -> worker pod: VXLAN, double NAT, WAN, VXLAN", "pa2", "10.51.2.140"},
+      {"direct veth between two namespaces", "x", "10.99.0.2", {}, {}},
+      {"routed, no agent: the gateway path's hops with plain routes", "rx", "10.98.2.10", {}, {}},
+      {"gateway pod -> gateway pod: double NAT over the WAN bridge", "pa1", "10.51.2.10", {}, {}},
+      {"worker pod -> worker pod: VXLAN, double NAT, WAN, VXLAN", "pa2", "10.51.2.140", {}, {}},
   };
   for (const auto& p : paths) wait_reachable(lab, p);
   const int rounds = std::stoi(env_or("FED_BENCH_TCP_ROUNDS", "7"));
