@@ -64,6 +64,9 @@ cluster_network() {
     if [ "$k" = 1 ]; then
       # node1 is the cluster's gateway: it alone has a leg on the WAN.
       plug "$nns" wan0 wan "$(wan_gw_ip "$c")/24" "c${c}n${k}-w"
+      # node1 has no default route, and a host-network pod's connect() to a ClusterIP fails
+      # with ENETUNREACH before kube-proxy's DNAT can run: give the ServiceCIDR a route.
+      in_ns "$nns" ip route replace "$(service_cidr "$c")" via "$(cp_lan_ip "$c")"
       in_ns "$nns" iptables-legacy -t nat -C POSTROUTING -o wan0 ! -s 172.31.0.0/24 -j MASQUERADE 2>/dev/null ||
         in_ns "$nns" iptables-legacy -t nat -A POSTROUTING -o wan0 ! -s 172.31.0.0/24 -j MASQUERADE
     else
