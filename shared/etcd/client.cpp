@@ -203,6 +203,12 @@ Status EtcdClient::move_leader(std::uint64_t target_member_id) {
   return ok();
 }
 
+Result<std::vector<MemberInfo>> EtcdClient::member_list() {
+  FED_ASSIGN_OR_RETURN(const std::string body,
+                       call("/v3/cluster/member/list", "{}", Retry::Always, "member list"));
+  return codec::decode_member_list(body);
+}
+
 ClusterView EtcdClient::view() const {
   std::lock_guard lock(state_->mu);
   ClusterView v;

@@ -91,6 +91,8 @@ class EtcdClient final {
   // Maintenance: one member's status; leadership transfer (sent to the current leader).
   Result<StatusResponse> status(std::size_t member);
   Status move_leader(std::uint64_t target_member_id);
+  // Cluster.MemberList from any member: ids, names, client URLs.
+  Result<std::vector<MemberInfo>> member_list();
 
   // Election (v3election): campaign blocks until this value leads `name` or `stop`.
   Result<LeaderKey> campaign(std::string_view name, std::int64_t lease, std::string_view value,

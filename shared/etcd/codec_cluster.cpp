@@ -99,6 +99,29 @@ Result<StatusResponse> decode_status(std::string_view body) {
   return r;
 }
 
+Result<std::vector<MemberInfo>> decode_member_list(std::string_view body) {
+  FED_ASSIGN_OR_RETURN(auto j, parse_object(body, "member list"));
+  std::vector<MemberInfo> out;
+  const auto it = j.find("members");
+  if (it == j.end() || it->is_null()) return out;
+  if (!it->is_array()) return fail(ErrorCode::Invalid, "member list: members is not a list");
+  for (const auto& m : *it) {
+    if (!m.is_object()) return fail(ErrorCode::Invalid, "member list: a member is not an object");
+    MemberInfo info;
+    FED_ASSIGN_OR_RETURN(info.id, uint_field(m, "ID"));
+    if (const auto n = m.find("name"); n != m.end() && n->is_string())
+      info.name = n->get<std::string>();
+    if (const auto u = m.find("clientURLs"); u != m.end() && u->is_array()) {
+      for (const auto& url : *u) {
+        if (url.is_string()) info.client_urls.push_back(url.get<std::string>());
+      }
+    }
+    info.is_learner = bool_field(m, "isLearner");
+    out.push_back(std::move(info));
+  }
+  return out;
+}
+
 Result<LeaderKey> decode_campaign(std::string_view body) {
   FED_ASSIGN_OR_RETURN(auto j, parse_object(body, "campaign"));
   const auto it = j.find("leader");

@@ -24,6 +24,7 @@ std::string encode_proclaim(const LeaderKey& key, std::string_view value);
 Result<LeaseGrantResponse> decode_lease_grant(std::string_view body);
 Result<LeaseKeepAliveResponse> decode_keepalive(std::string_view body);
 Result<StatusResponse> decode_status(std::string_view body);
+Result<std::vector<MemberInfo>> decode_member_list(std::string_view body);
 Result<LeaderKey> decode_campaign(std::string_view body);
 // /v3/election/leader and each message of /v3/election/observe: the current leader's kv.
 Result<KeyValue> decode_election_leader(std::string_view body);

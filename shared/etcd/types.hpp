@@ -160,6 +160,14 @@ struct StatusResponse {
   std::vector<std::string> errors;
 };
 
+// One member of Cluster.MemberList.
+struct MemberInfo {
+  std::uint64_t id = 0;
+  std::string name;  // etcd --name; empty for a member added but not started yet
+  std::vector<std::string> client_urls;
+  bool is_learner = false;
+};
+
 // The key an election campaign holds; what resign and proclaim need.
 struct LeaderKey {
   std::string name;

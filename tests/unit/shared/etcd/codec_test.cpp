@@ -161,3 +161,21 @@ TEST_CASE("lease, election and move-leader shapes") {
   CHECK(codec::decode_election_leader(R"({"header":{}})").error().code() ==
         fed::ErrorCode::NotFound);
 }
+
+TEST_CASE("member list: ids as decimal strings, names, client URLs, learners") {
+  const auto list = codec::decode_member_list(
+      R"({"header":{"cluster_id":"1","member_id":"2","raft_term":"3"},"members":[)"
+      R"({"ID":"10276657743932975437","name":"e1","peerURLs":["https://10.0.0.1:2380"],)"
+      R"("clientURLs":["https://10.0.0.1:2379"]},)"
+      R"({"ID":"42","peerURLs":["https://10.0.0.4:2380"],"isLearner":true}]})");
+  REQUIRE(list);
+  REQUIRE(list->size() == 2);
+  CHECK((*list)[0].id == 10276657743932975437ull);
+  CHECK((*list)[0].name == "e1");
+  CHECK((*list)[0].client_urls == std::vector<std::string>{"https://10.0.0.1:2379"});
+  CHECK_FALSE((*list)[0].is_learner);
+  CHECK((*list)[1].name.empty());  // added, not started yet
+  CHECK((*list)[1].is_learner);
+  CHECK(codec::decode_member_list(R"({"header":{}})").value().empty());
+  CHECK_FALSE(codec::decode_member_list(R"({"members":{}})"));
+}
