@@ -12,6 +12,7 @@
 #include <cstring>
 
 #include "etcdproxy/leader_health_monitor.hpp"
+#include "etcdproxy/status_socket.hpp"
 
 namespace fed::etcdproxy {
 
@@ -58,6 +59,15 @@ Status EtcdProxy::start() {
     monitor_ = std::move(*monitor);
     monitor_->start();
   }
+  if (!options_.status_socket.empty()) {
+    auto socket = StatusSocket::start(options_.status_socket,
+                                      [this] { return etcd::to_json_text(status()); });
+    if (!socket) {
+      stop();
+      return std::move(socket).error();
+    }
+    status_socket_ = std::move(*socket);
+  }
   acceptor_ = std::jthread([this](std::stop_token stop) { accept_loop(stop); });
   spdlog::info("etcd-proxy: listening on {} (port {}), policy {}{}, {} members",
                options_.listen_address, port_, etcd::to_string(options_.policy),
@@ -66,6 +76,7 @@ Status EtcdProxy::start() {
 }
 
 void EtcdProxy::stop() {
+  status_socket_.reset();  // first: it renders from everything below
   if (acceptor_.joinable()) {
     acceptor_.request_stop();
     acceptor_.join();
@@ -154,7 +165,11 @@ void EtcdProxy::on_leader_change(std::optional<std::size_t> leader) {
     metrics_.member(i).is_leader->set(i == *leader ? 1.0 : 0.0);
   }
   std::lock_guard lock(mu_);
-  if (last_leader_ && *last_leader_ != *leader) metrics_.leader_changes().inc();
+  if (last_leader_ && *last_leader_ != *leader) {
+    metrics_.leader_changes().inc();
+    last_move_ = etcd::ProxyLeaderMove{options_.members[*last_leader_], options_.members[*leader],
+                                       std::chrono::system_clock::now()};
+  }
   last_leader_ = leader;
   if (options_.policy != etcd::RoutingPolicy::Leader) return;
   const auto deadline = ForwardedConnection::Clock::now() + options_.drain_deadline;

@@ -10,12 +10,16 @@
 // With leader+classifier, a LeaderHealthMonitor in the same process moves leadership off a
 // leader the classifier finds delayed (leader_health_monitor.hpp).
 //
+// With a status socket (options.status_socket), `kubectl fed etcd status` reads status() over
+// a local unix socket (status_socket.hpp); the socket serves that document and accepts no input.
+//
 // The etcd-proxy role calls run_etcd_proxy() (or owns an EtcdProxy for readiness):
-//   EtcdProxy::create(options, registry) -> start() -> ready()/view() -> stop().
+//   EtcdProxy::create(options, registry) -> start() -> ready()/view()/status() -> stop().
 
 #include <cstddef>
 #include <cstdint>
 #include <list>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -23,6 +27,7 @@
 #include <thread>
 
 #include "etcd/client.hpp"
+#include "etcd/proxy_status.hpp"
 #include "etcdproxy/forwarded_connection.hpp"
 #include "etcdproxy/options.hpp"
 #include "etcdproxy/proxy_metrics.hpp"
@@ -33,6 +38,7 @@
 namespace fed::etcdproxy {
 
 class LeaderHealthMonitor;
+class StatusSocket;
 struct LeaderHealth;
 
 class EtcdProxy final {
@@ -44,7 +50,8 @@ class EtcdProxy final {
   EtcdProxy(const EtcdProxy&) = delete;
   EtcdProxy& operator=(const EtcdProxy&) = delete;
 
-  // Binds the listen address, starts the status pollers and the accept thread. Call once.
+  // Binds the listen address (and the status socket, if any), starts the status pollers and
+  // the accept thread. Call once.
   Status start();
   // Stops accepting, closes every forwarded connection and joins all threads. Idempotent.
   void stop();
@@ -60,6 +67,9 @@ class EtcdProxy final {
   std::vector<std::size_t> open_connections() const;
   // The classifier's last period (policy leader+classifier only).
   std::optional<LeaderHealth> leader_health() const;
+  // Everything `kubectl fed etcd status` shows: members, leader, term, policy, the classifier's
+  // last period, the last leader move and per-member counters (etcd_proxy_status.cpp).
+  etcd::ProxyStatus status() const;
 
  private:
   EtcdProxy(EtcdProxyOptions options, metrics::Registry& registry);
@@ -76,10 +86,17 @@ class EtcdProxy final {
   std::unique_ptr<LeaderHealthMonitor> monitor_;  // leader+classifier only
   Fd listener_;
   std::uint16_t port_ = 0;
-  mutable std::mutex mu_;  // connections_, rr_next_, last_leader_
+  mutable std::mutex mu_;  // connections_, rr_next_, last_leader_, last_move_
   std::list<std::unique_ptr<ForwardedConnection>> connections_;
   std::size_t rr_next_ = 0;
   std::optional<std::size_t> last_leader_;
+  std::optional<etcd::ProxyLeaderMove> last_move_;
+  std::unique_ptr<StatusSocket> status_socket_;
+  // Member names by id for status(), from MemberList on demand (etcd_proxy_status.cpp).
+  std::map<std::uint64_t, std::string> member_names(const etcd::ClusterView& view) const;
+  mutable std::mutex names_mu_;
+  mutable std::map<std::uint64_t, std::string> names_;
+  mutable std::chrono::steady_clock::time_point names_tried_{};
   std::jthread acceptor_;
 };
 

@@ -160,6 +160,7 @@ void LeaderHealthMonitor::period() {
   last_.probabilities = proba;
   last_.decision = std::move(outcome);
   last_.moves = policy_.moves();
+  last_.time = std::chrono::system_clock::now();
 }
 
 }  // namespace fed::etcdproxy

@@ -36,6 +36,7 @@ struct LeaderHealth {
   std::array<float, 4> probabilities{};
   std::string decision;  // the policy's reason, or the move made
   std::uint64_t moves = 0;
+  std::chrono::system_clock::time_point time;  // when the period ended; epoch: none yet
 };
 
 // The policy's view of the followers: every member but the leader, healthy as the status

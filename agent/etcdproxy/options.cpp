@@ -21,6 +21,10 @@ Status validate(const EtcdProxyOptions& options) {
   if (auto hp = parse_host_port(options.listen_address); !hp) {
     return std::move(hp).error().with_context("--listen-address");
   }
+  if (!options.status_socket.empty() && options.status_socket.front() != '/') {
+    return fail(ErrorCode::Invalid, "--status-socket \"" + options.status_socket +
+                                        "\": give an absolute path, or \"\" for none");
+  }
   if (options.poll_period.count() <= 0 || options.status_timeout.count() <= 0 ||
       options.dial_timeout.count() <= 0) {
     return fail(ErrorCode::Invalid, "poll period, status timeout and dial timeout must be > 0");

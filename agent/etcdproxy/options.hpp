@@ -28,6 +28,9 @@ struct EtcdProxyOptions {
   // after the member's last answer (so no request is cut), and at drain_deadline in any case.
   std::chrono::milliseconds drain_quiet{5};
   std::chrono::milliseconds drain_deadline{10'000};
+  // Unix socket serving the status document to `kubectl fed etcd status` (status_socket.hpp);
+  // empty: none. The flag's default is etcd::kDefaultProxyStatusSocket.
+  std::string status_socket;
 
   // leader+classifier: routing as for leader, plus the leader-health classifier, which scrapes
   // the leader every classify_period and moves leadership off a leader it finds delayed

@@ -31,6 +31,7 @@ class ProxyMetrics final {
   ProxyMetrics(metrics::Registry& registry, const std::vector<std::string>& members);
 
   MemberCounters& member(std::size_t i) { return members_.at(i); }
+  const MemberCounters& member(std::size_t i) const { return members_.at(i); }
   metrics::Counter& leader_changes() { return *leader_changes_; }
   metrics::Counter& failed_dials_all_members() { return *no_member_; }
 

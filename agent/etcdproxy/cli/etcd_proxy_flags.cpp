@@ -26,6 +26,9 @@ void add_etcd_proxy_flags(CLI::App& app, EtcdProxyFlags& f) {
   app.add_option("--drain-deadline-ms", f.deadline_ms,
                  "Close a deposed leader's connection by then in any case")
       ->capture_default_str();
+  app.add_option("--status-socket", f.status_socket,
+                 "Unix socket (mode 0600) serving `kubectl fed etcd status`; \"\" for none")
+      ->capture_default_str();
   app.add_option("--classifier-model", f.options.classifier_model,
                  "leader+classifier: XGBoost model (fed-etcd-classifier train)");
   app.add_option("--classify-period-ms", f.classify_ms,
@@ -60,6 +63,7 @@ Result<EtcdProxyOptions> to_options(const EtcdProxyFlags& f) {
   o.dial_timeout = std::chrono::milliseconds(f.dial_ms);
   o.drain_quiet = std::chrono::milliseconds(f.quiet_ms);
   o.drain_deadline = std::chrono::milliseconds(f.deadline_ms);
+  o.status_socket = f.status_socket;
   FED_TRY(validate(o));
   return o;
 }

@@ -6,6 +6,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "etcd/proxy_status.hpp"
 #include "etcdproxy/options.hpp"
 #include "result/result.hpp"
 
@@ -15,6 +16,7 @@ struct EtcdProxyFlags {
   EtcdProxyOptions options;
   std::string members;  // comma-separated
   std::string policy = "leader";
+  std::string status_socket{etcd::kDefaultProxyStatusSocket};
   int poll_ms = 500, status_timeout_ms = 800, dial_ms = 1000, quiet_ms = 5, deadline_ms = 10000;
   int classify_ms = 1000;
 };

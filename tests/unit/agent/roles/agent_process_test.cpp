@@ -103,9 +103,10 @@ class Child {
 }  // namespace
 
 // An etcd "member" that is never there: the proxy must run, serve health, and say it is not
-// ready (it knows no leader) instead of failing.
-const std::vector<std::string> kNoEtcd = {"--members", "https://127.0.0.1:1", "--listen-address",
-                                          "127.0.0.1:0"};
+// ready (it knows no leader) instead of failing. No status socket: two agents run at once here,
+// and a test should not leave /run/kubectl-fed/etcd-proxy.sock to a proxy on this machine.
+const std::vector<std::string> kNoEtcd = {"--members",   "https://127.0.0.1:1", "--listen-address",
+                                          "127.0.0.1:0", "--status-socket",     ""};
 
 std::vector<std::string> etcd_proxy(std::vector<std::string> args) {
   args.insert(args.begin(), {FED_AGENT_BINARY, "etcd-proxy"});
