@@ -1,6 +1,7 @@
 #include "cmd/commands.hpp"
 
 #include "cmd/completion.hpp"
+#include "cmd/etcd.hpp"
 #include "cmd/init.hpp"
 #include "cmd/join.hpp"
 #include "cmd/reconfigure.hpp"
@@ -13,8 +14,8 @@ namespace fed::plugin {
 const std::vector<const Command*>& commands() {
   // Explicit wiring, sorted by name. One line per verb.
   static const std::vector<const Command*> kCommands = {
-      &kCompletionCommand, &kInitCommand,   &kJoinCommand,    &kReconfigureCommand,
-      &kStatusCommand,     &kUnjoinCommand, &kVersionCommand,
+      &kCompletionCommand,  &kEtcdCommand,   &kInitCommand,   &kJoinCommand,
+      &kReconfigureCommand, &kStatusCommand, &kUnjoinCommand, &kVersionCommand,
   };
   return kCommands;
 }

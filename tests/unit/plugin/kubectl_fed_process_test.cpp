@@ -190,6 +190,24 @@ TEST_CASE("version failures map to documented exit codes with one clear line") {
   CHECK(broken.err.find("broken.yaml") != std::string::npos);
 }
 
+TEST_CASE("etcd status: no proxy on the socket is exit 3 with one line naming the fix") {
+  const Run none = kubectl_fed({});
+  CHECK(std::regex_search(none.out, std::regex(R"(\n  etcd +Show the etcd proxy's members)")));
+  const Run down = kubectl_fed({"etcd", "status", "--socket", "/nonexistent/etcd-proxy.sock"});
+  CHECK(down.code == 3);
+  CHECK(down.out.empty());
+  CHECK(down.err ==
+        "error: etcd proxy status socket /nonexistent/etcd-proxy.sock: No such file or directory "
+        "(is fed-agent etcd-proxy running on this node? pass its --status-socket path with "
+        "--socket)\n");
+  const Run bare = kubectl_fed({"etcd"});
+  CHECK(bare.code == 2);
+  CHECK(bare.err.find("error: kubectl fed etcd needs a subcommand: kubectl fed etcd status") == 0);
+  const Run help = kubectl_fed({"etcd", "--help"});
+  CHECK(help.code == 0);
+  CHECK(help.out.find("Usage:\n  kubectl fed etcd status [--socket PATH]") != std::string::npos);
+}
+
 TEST_CASE("completion bash: a valid script that completes verbs, flags and values") {
   const Run script = kubectl_fed({"completion", "bash"});
   REQUIRE(script.code == 0);
@@ -202,7 +220,7 @@ TEST_CASE("completion bash: a valid script that completes verbs, flags and value
                 "echo \"${COMPREPLY[*]}\"");
   };
   CHECK(complete("ver") == "version\n");
-  CHECK(complete("''") == "completion init join reconfigure status unjoin version\n");
+  CHECK(complete("''") == "completion etcd init join reconfigure status unjoin version\n");
   CHECK(complete("join c3 --member-c") == "--member-context\n");
   CHECK(complete("init --dry") == "--dry-run\n");
   CHECK(complete("unjoin c3 --fo") == "--force\n");
