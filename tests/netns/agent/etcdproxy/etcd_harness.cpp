@@ -42,8 +42,9 @@ bool Cluster::restart_member(int n) {
   return harness("restart " + dir_ + " " + std::to_string(n)) == 0;
 }
 
-InClientNetns::InClientNetns() : original_(::open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC)) {
-  Fd target(::open("/run/netns/fedetcd-c", O_RDONLY | O_CLOEXEC));
+InClientNetns::InClientNetns(const std::string& ns)
+    : original_(::open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC)) {
+  Fd target(::open(("/run/netns/" + ns).c_str(), O_RDONLY | O_CLOEXEC));
   ok_ = original_ && target && ::setns(target.get(), CLONE_NEWNET) == 0;
 }
 

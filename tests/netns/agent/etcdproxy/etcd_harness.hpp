@@ -41,10 +41,11 @@ class Cluster {
   bool up_ = false;
 };
 
-// While alive, the calling thread is in namespace fedetcd-c.
+// While alive, the calling thread is in namespace `ns` (the client namespace fedetcd-c unless a
+// test runs its own cluster with FED_ETCD_NS).
 class InClientNetns {
  public:
-  InClientNetns();
+  explicit InClientNetns(const std::string& ns = "fedetcd-c");
   ~InClientNetns();
   InClientNetns(const InClientNetns&) = delete;
   InClientNetns& operator=(const InClientNetns&) = delete;
