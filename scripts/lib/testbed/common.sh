@@ -52,8 +52,10 @@ start_daemon() {
   if [ -f "$pidfile" ] && kill -0 "$(cat "$pidfile")" 2>/dev/null; then return 0; fi
   if [ -n "$netns" ]; then
     # nsenter, not `ip netns exec`: the latter remounts /sys in a private mount namespace,
-    # which hides the cgroup hierarchies that kubelet and runc need.
-    setsid nsenter --net="/run/netns/$netns" env PATH="$TB_TOOLS:$PATH" "$@" >>"$logfile" 2>&1 </dev/null &
+    # which hides the cgroup hierarchies that kubelet and runc need. A node's daemons also enter
+    # the node's mount namespace (TB_MOUNTNS, see node_mountns).
+    setsid nsenter --net="/run/netns/$netns" ${TB_MOUNTNS:+--mount="$TB_MOUNTNS" --wd="$PWD"} \
+      env PATH="$TB_TOOLS:$PATH" "$@" >>"$logfile" 2>&1 </dev/null &
   else
     setsid "$@" >>"$logfile" 2>&1 </dev/null &
   fi

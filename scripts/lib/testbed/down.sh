@@ -47,6 +47,8 @@ testbed_down() {
   done
   find /sys/fs/cgroup -depth -type d -path "*/$TB_PREFIX-*" -exec rmdir {} + 2>/dev/null || true
   rm -rf "$TB_STATE" "$TB_RUN"
+  # The nodes' mount point for their own /var/lib/kubectl-fed (node_mountns); kept if not empty.
+  rmdir /var/lib/kubectl-fed 2>/dev/null || true
   # The CNI result cache is shared by all runtimes on a machine; drop only our network's entries.
   rm -f /var/lib/cni/results/fedtb-* 2>/dev/null || true
   log "down: nothing of the testbed is left"

@@ -118,11 +118,36 @@ iptables: { syncPeriod: 10s, minSyncPeriod: 0s }
 YAML
 }
 
+# Separate machines have separate disks: each node's daemons (and so its pods' hostPath
+# volumes) run in a mount namespace of their own in which /var/lib/kubectl-fed is the node's own
+# directory, so e.g. every gateway agent keeps its own WireGuard key. The namespace is kept by a
+# bind mount of nsfs under $TB_RUN/mnt (private, as `ip netns` does for /run/netns); mounts
+# made in it (kubelet volumes, container rootfs) stay in it and go with it.
+node_mountns() {
+  local c=$1 k=$2 f="$TB_RUN/mnt/c$1-node$2" own
+  own="$(ndir "$c" "$k")/host/var/lib/kubectl-fed"
+  if ! findmnt -rn --mountpoint "$f" >/dev/null 2>&1; then
+    mkdir -p "$TB_RUN/mnt" "$own" /var/lib/kubectl-fed
+    # Nodes start in parallel: one of them makes $TB_RUN/mnt private, once.
+    (
+      flock 9
+      if ! findmnt -rn --mountpoint "$TB_RUN/mnt" >/dev/null 2>&1; then
+        mount --bind "$TB_RUN/mnt" "$TB_RUN/mnt" && mount --make-private "$TB_RUN/mnt"
+      fi
+    ) 9>"$TB_RUN/mnt.lock"
+    touch "$f"
+    unshare --mount="$f" --propagation slave mount --bind "$own" /var/lib/kubectl-fed ||
+      die "c$c/node$k: could not make the node's mount namespace"
+  fi
+  echo "$f"
+}
+
 start_node() {
   local c=$1 k=$2 nd nr ns
   nd=$(ndir "$c" "$k"); nr=$(nrun "$c" "$k"); ns=$(ns_node "$c" "$k")
   write_node_configs "$c" "$k"
   ensure_node_cgroup "${TB_PREFIX}-c$c-node$k"
+  local TB_MOUNTNS; TB_MOUNTNS=$(node_mountns "$c" "$k")
   start_daemon "c$c-node$k-containerd" "$ns" "$nd/logs/containerd.log" containerd --config "$nd/containerd.toml"
   wait_for "c$c/node$k containerd" 30 ctr -a "$nr/containerd.sock" version ||
     die "c$c/node$k: containerd did not start (log: $nd/logs/containerd.log)"
@@ -135,6 +160,7 @@ start_node() {
 start_kubelet() {
   local c=$1 k=$2 nd
   nd=$(ndir "$c" "$k")
+  local TB_MOUNTNS; TB_MOUNTNS=$(node_mountns "$c" "$k")
   start_daemon "c$c-node$k-kubelet" "$(ns_node "$c" "$k")" "$nd/logs/kubelet.log" "$TB_BIN/kubelet" \
     --config "$nd/kubelet-config.yaml" --kubeconfig "$nd/kubelet.kubeconfig" \
     --root-dir "$nd/kubelet" --cert-dir "$nd/kubelet/pki" \
