@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "fedapi/group.hpp"
 #include "fedapi/peering.hpp"
 #include "federation/cluster_info.hpp"
 #include "kube/dynamic_client.hpp"
@@ -15,7 +16,7 @@
 
 namespace fed::federation {
 
-inline constexpr std::string_view kGatewayAddressAnnotation = "kubectl-fed.io/gateway-address";
+using fedapi::kGatewayAddressAnnotation;
 
 // The address peers reach this gateway at: the node's kubectl-fed.io/gateway-address
 // annotation, else its first ExternalIP, else its InternalIP. Invalid when none is usable.

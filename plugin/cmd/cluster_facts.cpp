@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "fedapi/group.hpp"
+
 namespace fed::plugin {
 namespace {
 
@@ -148,16 +150,32 @@ Result<std::optional<ClusterIdentity>> fetch_identity(kube::DynamicClient& clien
   return parse_identity(*cm);
 }
 
+std::optional<json> gateway_marks_patch(const json& node, const GatewayChoice& gateway) {
+  const json& meta = node["metadata"];
+  const bool want = meta.value("name", "") == gateway.node;
+  const std::string key(fedapi::kGatewayAddressAnnotation);
+  const json annotations = meta.value("annotations", json::object());
+  json patch = json::object();
+  if (want != is_gateway(node)) {
+    patch["metadata"]["labels"][std::string(kGatewayLabel)] = want ? json("true") : json(nullptr);
+  }
+  if (want && !gateway.address.empty() && annotations.value(key, "") != gateway.address) {
+    patch["metadata"]["annotations"][key] = gateway.address;
+  } else if (!want && annotations.contains(key)) {
+    patch["metadata"]["annotations"][key] = nullptr;
+  }
+  if (patch.empty()) return std::nullopt;
+  return patch;
+}
+
 Result<bool> label_gateway(kube::DynamicClient& client, const json& node_list,
-                           const std::string& gateway) {
+                           const GatewayChoice& gateway) {
   bool changed = false;
-  for (const auto& node : node_list.value("items", json::array())) {
+  for (const auto& node : items_of(node_list)) {
     const std::string name = node["metadata"].value("name", "");
-    const bool want = name == gateway;
-    if (want == is_gateway(node)) continue;
-    json patch{{"metadata",
-                {{"labels", {{std::string(kGatewayLabel), want ? json("true") : json(nullptr)}}}}}};
-    auto r = client.patch(kNodes.named(name), kube::PatchType::Merge, patch.dump(),
+    auto patch = gateway_marks_patch(node, gateway);
+    if (!patch) continue;
+    auto r = client.patch(kNodes.named(name), kube::PatchType::Merge, patch->dump(),
                           kube::WriteOptions{std::string(kFieldManager), false, ""});
     if (!r) {
       return fail(r.error().code(),
@@ -170,7 +188,7 @@ Result<bool> label_gateway(kube::DynamicClient& client, const json& node_list,
 
 Status unlabel_gateways(kube::DynamicClient& client) {
   FED_ASSIGN_OR_RETURN(auto nodes, list_nodes(client));
-  FED_ASSIGN_OR_RETURN(auto changed, label_gateway(client, nodes, ""));
+  FED_ASSIGN_OR_RETURN(auto changed, label_gateway(client, nodes, GatewayChoice{}));
   (void)changed;
   return ok();
 }

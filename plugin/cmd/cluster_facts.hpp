@@ -39,12 +39,23 @@ Result<Ipv4Cidr> fetch_service_cidr(kube::DynamicClient& client, std::string_vie
 // The federation ConfigMap's identity, or nullopt when the cluster was never initialised/joined.
 Result<std::optional<ClusterIdentity>> fetch_identity(kube::DynamicClient& client);
 
-// Labels `gateway` kubectl-fed.io/gateway=true and removes the label from every other node of
-// `node_list`. False when nothing had to change.
-Result<bool> label_gateway(kube::DynamicClient& client, const nlohmann::json& node_list,
-                           const std::string& gateway);
+// The gateway node and, when set, the address its peers reach it at (--gateway-address; empty
+// keeps what the node's annotation says, else the agent uses its ExternalIP or InternalIP).
+struct GatewayChoice {
+  std::string node;
+  std::string address;
+};
 
-// Removes the gateway label from every node that has it.
+// The merge patch that makes `node` carry the gateway label and address annotation when it is
+// the chosen gateway, and neither when it is not; nullopt when it already does. Pure.
+std::optional<nlohmann::json> gateway_marks_patch(const nlohmann::json& node,
+                                                  const GatewayChoice& gateway);
+
+// Applies gateway_marks_patch to every node of `node_list`. False when nothing had to change.
+Result<bool> label_gateway(kube::DynamicClient& client, const nlohmann::json& node_list,
+                           const GatewayChoice& gateway);
+
+// Removes the gateway label and address annotation from every node that has them.
 Status unlabel_gateways(kube::DynamicClient& client);
 
 }  // namespace fed::plugin

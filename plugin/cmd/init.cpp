@@ -32,6 +32,10 @@ Runner wire_init(CLI::App& app) {
   app.add_option("--gateway-node", options->gateway_node,
                  "The node that terminates the tunnels (default: the labelled one, else the "
                  "first Ready node by name)");
+  app.add_option("--gateway-address", options->gateway_address,
+                 "The IPv4 address the other clusters' gateways reach the gateway node at "
+                 "(annotation kubectl-fed.io/gateway-address; default: the node's ExternalIP, "
+                 "else its InternalIP)");
   app.add_option("--dry-run", *dry_run,
                  "client: print the objects (with -o yaml|json) instead of applying them");
   return [options, dry_run](const GlobalOptions& global, Output& out) -> Status {
@@ -90,7 +94,7 @@ const Command kInitCommand{
         "anything is written; running init again changes nothing.",
     .usage =
         "init [--cluster-id ID] [--pod-cidr CIDR] [--service-cidr CIDR] [--image IMAGE] "
-        "[--gateway-node NODE] [--dry-run=client] [flags]",
+        "[--gateway-node NODE] [--gateway-address IP] [--dry-run=client] [flags]",
     .examples =
         "  # Make cluster c1 the host, discovering its PodCIDR and ServiceCIDR\n"
         "  kubectl fed init --context c1\n"
@@ -117,6 +121,7 @@ Status validate_init_flags(const InitOptions& options) {
   if (pods && services) {
     FED_TRY(check_disjoint({*pods, "--pod-cidr"}, {*services, "--service-cidr"}));
   }
+  FED_TRY(validate_gateway_address(options.gateway_address));
   if (options.image.empty()) {
     return fail(ErrorCode::Invalid,
                 "--image must not be empty; e.g. --image " + std::string(kDefaultImage));
@@ -164,7 +169,8 @@ Status run_init(const GlobalOptions& global, const InitOptions& options, Output&
 
   out.progress("Applying " + std::to_string(objects.size()) + " objects to " + id + "...");
   FED_ASSIGN_OR_RETURN(auto applied, apply_objects(*client, objects, "cluster " + id));
-  FED_ASSIGN_OR_RETURN(auto labelled, label_gateway(*client, nodes, gateway));
+  FED_ASSIGN_OR_RETURN(auto labelled,
+                       label_gateway(*client, nodes, {gateway, options.gateway_address}));
 
   json result{{"clusterID", id},
               {"role", "host"},

@@ -17,6 +17,7 @@ struct InitOptions {
   std::string service_cidr;  // --service-cidr; empty = the `kubernetes` ServiceCIDR
   std::string image = std::string(kDefaultImage);  // --image
   std::string gateway_node;                        // --gateway-node; empty = first Ready node
+  std::string gateway_address;                     // --gateway-address; empty = the node's own
   DryRun dry_run = DryRun::None;                   // --dry-run
 };
 

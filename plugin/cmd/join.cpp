@@ -38,6 +38,13 @@ Runner wire_join(CLI::App& app) {
   app.add_option("--member-api-endpoint", o->member_api_endpoint,
                  "The member's API server URL as the host's pods reach it (default: the member "
                  "kubeconfig's server)");
+  app.add_option("--gateway-node", o->gateway_node,
+                 "The member's node that terminates the tunnels (default: the labelled one, else "
+                 "the first Ready node by name)");
+  app.add_option("--gateway-address", o->gateway_address,
+                 "The IPv4 address the other clusters' gateways reach the member's gateway node "
+                 "at (annotation kubectl-fed.io/gateway-address; default: the node's ExternalIP, "
+                 "else its InternalIP)");
   app.add_option("--image", o->image, "The fed-agent image of the member's agent");
   app.add_flag("--wait", o->wait, "Wait until the member is Ready (see --timeout)");
   app.add_option("--timeout", *timeout,
@@ -127,7 +134,8 @@ const Command kJoinCommand{
         "nothing and says \"already joined\".",
     .usage =
         "join MEMBER --member-context CTX | --member-kubeconfig FILE [--cluster-labels k=v,..] "
-        "[--share-cpu N] [--share-memory Q] [--member-api-endpoint URL] [--wait] "
+        "[--share-cpu N] [--share-memory Q] [--member-api-endpoint URL] [--gateway-node NODE] "
+        "[--gateway-address IP] [--wait] "
         "[--timeout D] [--dry-run=client] [flags]",
     .examples =
         "  # Join c3 to the federation hosted by c1\n"
@@ -158,6 +166,7 @@ Status validate_join_flags(const JoinOptions& o) {
   FED_TRY(validate_share(o.share_cpu, "--share-cpu"));
   FED_TRY(validate_share(o.share_memory, "--share-memory"));
   FED_TRY(validate_api_endpoint(o.member_api_endpoint));
+  FED_TRY(validate_gateway_address(o.gateway_address));
   if (o.image.empty()) return fail(ErrorCode::Invalid, "--image must not be empty");
   return ok();
 }
@@ -200,7 +209,7 @@ Status run_join(const GlobalOptions& global, const JoinOptions& o, Output& out) 
     pod_cidr = pods.str();
     service_cidr = services.str();
   }
-  FED_ASSIGN_OR_RETURN(auto gateway, pick_gateway_node(nodes, ""));
+  FED_ASSIGN_OR_RETURN(auto gateway, pick_gateway_node(nodes, o.gateway_node));
   const ClusterIdentity identity{o.member, FederationRole::Member, pod_cidr, service_cidr, host_id};
   FED_ASSIGN_OR_RETURN(auto member_objects, render_member(identity, RenderOptions{o.image}));
 
@@ -225,7 +234,8 @@ Status run_join(const GlobalOptions& global, const JoinOptions& o, Output& out) 
   out.progress("Installing the member side on " + o.member + "...");
   FED_ASSIGN_OR_RETURN(auto member_side,
                        apply_objects(*member.client, member_objects, "member " + o.member));
-  FED_ASSIGN_OR_RETURN(auto labelled, label_gateway(*member.client, nodes, gateway));
+  FED_ASSIGN_OR_RETURN(auto labelled,
+                       label_gateway(*member.client, nodes, {gateway, o.gateway_address}));
   FED_ASSIGN_OR_RETURN(auto token, wait_for_token(*member.client, o.member, o.timeout, out));
   // The CA the user's kubeconfig trusts for the member, else the cluster CA of the token.
   const std::string ca = member.config.ca_pem.empty() ? token.ca_pem : member.config.ca_pem;

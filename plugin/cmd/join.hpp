@@ -21,6 +21,8 @@ struct JoinOptions {
   std::string share_cpu;            // --share-cpu
   std::string share_memory;         // --share-memory
   std::string member_api_endpoint;  // --member-api-endpoint; empty = the member kubeconfig's
+  std::string gateway_node;         // --gateway-node; empty = the labelled, else first Ready
+  std::string gateway_address;      // --gateway-address; empty = the node's own
   std::string image = std::string(kDefaultImage);              // --image (the member's agent)
   bool wait = false;                                           // --wait: until the member is Ready
   std::chrono::milliseconds timeout{std::chrono::minutes(5)};  // --timeout

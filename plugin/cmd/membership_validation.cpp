@@ -128,6 +128,14 @@ Status validate_share(std::string_view value, std::string_view flag) {
   return ok();
 }
 
+Status validate_gateway_address(std::string_view address) {
+  if (address.empty()) return ok();
+  if (parse_ipv4_cidr(std::string(address) + "/32")) return ok();
+  return invalid("invalid --gateway-address \"" + std::string(address) +
+                 "\": use the IPv4 address the other clusters' gateways reach this gateway node "
+                 "at, e.g. 172.31.0.1");
+}
+
 Status validate_api_endpoint(std::string_view url) {
   if (url.empty()) return ok();
   static const std::regex kUrl(R"(^https://[^\s/]+(/[^\s]*)?$)");

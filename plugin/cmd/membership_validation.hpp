@@ -44,6 +44,10 @@ Result<std::map<std::string, std::string>> parse_cluster_labels(std::string_view
 // Checks a --share-cpu/--share-memory quantity ("4", "500m", "8Gi"); empty passes.
 Status validate_share(std::string_view value, std::string_view flag);
 
+// Checks --gateway-address: an IPv4 address (the gateway's, as the peers' gateways reach it);
+// empty passes.
+Status validate_gateway_address(std::string_view address);
+
 // Checks --member-api-endpoint: an https:// URL with a host; empty passes.
 Status validate_api_endpoint(std::string_view url);
 

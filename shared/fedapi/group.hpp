@@ -19,6 +19,9 @@ inline constexpr std::string_view kApiVersion = "fed.kubectl-fed.io/v1alpha1";
 inline constexpr std::string_view kLabelPrefix = "kubectl-fed.io/";
 // On Peering and NatMapping objects: the peer cluster the object is about.
 inline constexpr std::string_view kClusterIdLabel = "kubectl-fed.io/cluster-id";
+// On the gateway node: the address peers reach it at, when neither its ExternalIP nor its
+// InternalIP is that address (`init/join --gateway-address`; the gateway's agent publishes it).
+inline constexpr std::string_view kGatewayAddressAnnotation = "kubectl-fed.io/gateway-address";
 
 // The spec's "not remapped" value of a network field: the network is used as announced.
 inline constexpr std::string_view kNone = "None";

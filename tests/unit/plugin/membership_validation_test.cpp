@@ -6,6 +6,7 @@
 #include <doctest/doctest.h>
 
 #include "cmd/cidr.hpp"
+#include "cmd/cluster_facts.hpp"
 #include "cmd/init.hpp"
 #include "cmd/join.hpp"
 
@@ -83,6 +84,12 @@ TEST_CASE("init refuses bad flags before contacting a cluster") {
                  {"--pod-cidr", "overlaps", "--service-cidr", "non-overlapping"});
   o.service_cidr = "10.200.0.0/16";
   CHECK(validate_init_flags(o));
+  o.gateway_address = "172.31.0.256";
+  expect_invalid(validate_init_flags(o), {"--gateway-address", "IPv4 address"});
+  o.gateway_address = "172.31.0.1/24";
+  expect_invalid(validate_init_flags(o), {"--gateway-address"});
+  o.gateway_address = "172.31.0.1";
+  CHECK(validate_init_flags(o));
   o.image = "";
   expect_invalid(validate_init_flags(o), {"--image"});
 }
@@ -117,6 +124,39 @@ TEST_CASE("join refuses bad flags before contacting a cluster") {
   expect_invalid(validate_join_flags(o), {"--member-api-endpoint", "https://"});
   o.member_api_endpoint = "https://172.31.0.103:6443";
   CHECK(validate_join_flags(o));
+  o.gateway_address = "gw.example";
+  expect_invalid(validate_join_flags(o), {"--gateway-address", "IPv4 address"});
+  o.gateway_address = "172.31.0.3";
+  CHECK(validate_join_flags(o));
+}
+
+TEST_CASE("gateway marks: the label and the address annotation on the chosen node only") {
+  using nlohmann::json;
+  const json plain = json::parse(R"({"metadata":{"name":"node1"}})");
+  const json marked = json::parse(
+      R"({"metadata":{"name":"node1","labels":{"kubectl-fed.io/gateway":"true"},
+          "annotations":{"kubectl-fed.io/gateway-address":"172.31.0.1"}}})");
+  // The chosen node gets both; an empty address leaves the annotation to the node.
+  auto p = gateway_marks_patch(plain, {"node1", "172.31.0.1"});
+  REQUIRE(p);
+  CHECK((*p)["metadata"]["labels"]["kubectl-fed.io/gateway"] == "true");
+  CHECK((*p)["metadata"]["annotations"]["kubectl-fed.io/gateway-address"] == "172.31.0.1");
+  p = gateway_marks_patch(plain, {"node1", ""});
+  REQUIRE(p);
+  CHECK_FALSE((*p)["metadata"].contains("annotations"));
+  // Already marked: nothing to write, with or without the flag; a new address is written.
+  CHECK_FALSE(gateway_marks_patch(marked, {"node1", "172.31.0.1"}));
+  CHECK_FALSE(gateway_marks_patch(marked, {"node1", ""}));
+  p = gateway_marks_patch(marked, {"node1", "172.31.0.9"});
+  REQUIRE(p);
+  CHECK((*p)["metadata"]["annotations"]["kubectl-fed.io/gateway-address"] == "172.31.0.9");
+  CHECK_FALSE((*p)["metadata"].contains("labels"));
+  // Another node (or unjoin, which chooses none) loses both.
+  p = gateway_marks_patch(marked, {"node2", "172.31.0.2"});
+  REQUIRE(p);
+  CHECK((*p)["metadata"]["labels"]["kubectl-fed.io/gateway"].is_null());
+  CHECK((*p)["metadata"]["annotations"]["kubectl-fed.io/gateway-address"].is_null());
+  CHECK_FALSE(gateway_marks_patch(plain, {}));
 }
 
 TEST_CASE("cluster labels parse into a map") {
