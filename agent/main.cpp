@@ -15,6 +15,7 @@
 #include "etcdproxy/etcd_proxy_runner.hpp"
 #include "federation/cli/node_command.hpp"
 #include "federation/manager_runner.hpp"
+#include "probe/cli/probe_command.hpp"
 #include "reconfig/cli/reconfigure_node_command.hpp"
 #include "roles/options.hpp"
 #include "roles/run.hpp"
@@ -43,8 +44,8 @@ std::vector<std::string> normalize_args(int argc, char** argv) {
 // For a parse failure caused by a mistyped subcommand: "unknown command "nod"; did you mean
 // "node"?". Empty when the first word is a known subcommand or there is none.
 std::string unknown_command_message(const std::vector<std::string>& args) {
-  const std::vector<std::string> commands = {"node", "manager", "etcd-proxy", "version",
-                                             "reconfigure-node"};
+  const std::vector<std::string> commands = {"node",    "manager",          "etcd-proxy",
+                                             "version", "reconfigure-node", "probe"};
   const std::vector<std::string> value_flags = {"--bind-address", "--log-format", "-v", "--v",
                                                 "--kubeconfig",   "--context"};
   for (std::size_t i = 0; i < args.size(); ++i) {
@@ -98,6 +99,7 @@ int run(int argc, char** argv) {
   fed::etcdproxy::add_etcd_proxy_flags(*etcd_proxy, etcd_proxy_flags);
   auto* version = app.add_subcommand("version", "Print the version and git commit");
   const fed::reconfig::ReconfigureNodeCommand reconfigure_node(app);
+  const fed::probe::ProbeCommand probe(app);
 
   const std::vector<std::string> args = normalize_args(argc, argv);
   try {
@@ -128,6 +130,7 @@ int run(int argc, char** argv) {
     return kExitUsage;
   }
   if (reconfigure_node.parsed()) return reconfigure_node.run(options);
+  if (probe.parsed()) return probe.run();
 
   // Explicit wiring: each role's runner. A role gets its own runner when its controllers land.
   std::unique_ptr<fed::agent::RoleRunner> runner;

@@ -218,3 +218,18 @@ TEST_CASE("fed-agent exits 1 when its port is taken") {
   first.signal(SIGTERM);
   CHECK(first.wait_exit(2s) == 0);
 }
+
+TEST_CASE("fed-agent probe: the listener answers with the source it saw; no answer exits 1") {
+  Child listener({FED_AGENT_BINARY, "probe", "--listen", "17946", "--id", "c1", "--for", "20s"});
+  Child dialler({FED_AGENT_BINARY, "probe", "--dial", "127.0.0.1:17946", "--timeout", "10s"});
+  CHECK(dialler.wait_exit(15s) == 0);
+  CHECK(dialler.output() == "kubectl-fed-probe c1 from 127.0.0.1\n");
+  listener.signal(SIGTERM);
+  CHECK(listener.wait_exit(5s) == 128 + SIGTERM);
+
+  Child nobody({FED_AGENT_BINARY, "probe", "--dial", "127.0.0.1:17946", "--timeout", "1s"});
+  CHECK(nobody.wait_exit(10s) == 1);
+  CHECK(nobody.output().find("no answer from 127.0.0.1:17946 in 1s") != std::string::npos);
+  Child both({FED_AGENT_BINARY, "probe", "--listen", "1", "--dial", "127.0.0.1:1"});
+  CHECK(both.wait_exit(5s) == 2);
+}

@@ -1,0 +1,62 @@
+#include "probe/cli/probe_command.hpp"
+
+#include <iostream>
+
+#include "etcdproxy/socket_util.hpp"
+#include "probe/probe.hpp"
+#include "util/duration.hpp"
+
+namespace fed::probe {
+namespace {
+
+constexpr int kExitNoAnswer = 1;
+constexpr int kExitUsage = 2;
+
+int usage_error(const std::string& message) {
+  std::cerr << "fed-agent probe: " << message << "\n";
+  return kExitUsage;
+}
+
+}  // namespace
+
+ProbeCommand::ProbeCommand(CLI::App& parent)
+    : app_(parent.add_subcommand(
+          "probe", "One end of kubectl fed join --wait's data-path proof (--listen or --dial)")) {
+  app_->add_option("--listen", listen_port_,
+                   "Serve on this TCP port: answer each connection with the source address seen");
+  app_->add_option("--id", id_, "The listener's name in its answers");
+  app_->add_option("--for", serve_for_, "How long the listener serves (a Go duration)")
+      ->capture_default_str();
+  app_->add_option("--dial", dial_, "Connect to ADDRESS:PORT and print the listener's answer");
+  app_->add_option("--timeout", timeout_, "How long --dial keeps trying (a Go duration)")
+      ->capture_default_str();
+}
+
+int ProbeCommand::run() const {
+  if ((listen_port_ > 0) == !dial_.empty()) {
+    return usage_error("give one of --listen PORT or --dial ADDRESS:PORT");
+  }
+  if (listen_port_ > 0) {
+    if (listen_port_ > 65535) return usage_error("--listen: a port is 1-65535");
+    auto serve_for = util::parse_duration(serve_for_);
+    if (!serve_for) return usage_error("--for: " + serve_for.error().message());
+    auto served = listen(static_cast<std::uint16_t>(listen_port_), id_,
+                         std::chrono::duration_cast<std::chrono::milliseconds>(*serve_for));
+    if (!served) return usage_error(served.error().message());
+    return 0;
+  }
+  auto target = etcdproxy::parse_host_port(dial_);
+  if (!target) return usage_error("--dial: " + target.error().message());
+  auto timeout = util::parse_duration(timeout_);
+  if (!timeout) return usage_error("--timeout: " + timeout.error().message());
+  auto answer = dial(target->host, target->port,
+                     std::chrono::duration_cast<std::chrono::milliseconds>(*timeout));
+  if (!answer) {
+    std::cerr << "fed-agent probe: " << answer.error().message() << "\n";
+    return kExitNoAnswer;
+  }
+  std::cout << *answer << "\n";
+  return 0;
+}
+
+}  // namespace fed::probe
