@@ -10,6 +10,7 @@
 #include "cmd/cluster.hpp"
 #include "cmd/cluster_facts.hpp"
 #include "cmd/join_plan.hpp"
+#include "cmd/join_probe.hpp"
 #include "cmd/join_wait.hpp"
 #include "fedapi/group.hpp"
 #include "util/base64.hpp"
@@ -261,9 +262,17 @@ Status run_join(const GlobalOptions& global, const JoinOptions& o, Output& out) 
   json doc = result_doc(o, host_id, result, member_side, host_side);
   doc["gatewayNode"] = gateway;
   if (o.wait) {
+    const auto started = std::chrono::steady_clock::now();
     FED_ASSIGN_OR_RETURN(auto ready, wait_until_ready(*host, o.member, o.timeout, out));
     doc["ready"] = true;
     doc["status"] = ready.value("status", json::object());
+    FED_ASSIGN_OR_RETURN(auto peering, host->get(fedapi::ref(fedapi::kPeering, o.member)));
+    const auto left = o.timeout - std::chrono::duration_cast<std::chrono::milliseconds>(
+                                      std::chrono::steady_clock::now() - started);
+    FED_ASSIGN_OR_RETURN(
+        doc["dataPath"],
+        prove_data_path({*host, *member.client, host_id, o.member, o.image}, peering,
+                        std::max(left, std::chrono::milliseconds(std::chrono::seconds(30))), out));
   }
   out.print(doc, [&](std::ostream& os) {
     if (noop) {
@@ -277,7 +286,13 @@ Status run_join(const GlobalOptions& global, const JoinOptions& o, Output& out) 
       os << "member " << o.member << (live_fc ? " updated in" : " joined") << " federation "
          << host_id << "\n";
     }
-    if (o.wait) os << "member " << o.member << " is Ready\n";
+    if (o.wait) {
+      const json& path = doc["dataPath"];
+      os << "member " << o.member << " is Ready: TCP from " << o.member << "/"
+         << path["dialler"].value("node", "") << " reached " << host_id << "/"
+         << path["listener"].value("node", "") << " at " << path.value("dialledAddress", "")
+         << ", seen from " << path.value("sourceSeen", "") << "\n";
+    }
   });
   return ok();
 }

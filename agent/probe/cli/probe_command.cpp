@@ -1,5 +1,8 @@
 #include "probe/cli/probe_command.hpp"
 
+#include <unistd.h>
+
+#include <fstream>
 #include <iostream>
 
 #include "etcdproxy/socket_util.hpp"
@@ -11,6 +14,14 @@ namespace {
 
 constexpr int kExitNoAnswer = 1;
 constexpr int kExitUsage = 2;
+
+// In a pod, what the container leaves in /dev/termination-log becomes its status's termination
+// message: kubectl fed join --wait reads the outcome there, without needing pods/log access.
+void record_outcome(const std::string& line) {
+  constexpr const char* kTerminationLog = "/dev/termination-log";
+  if (::access(kTerminationLog, W_OK) != 0) return;
+  std::ofstream(kTerminationLog) << line << "\n";
+}
 
 int usage_error(const std::string& message) {
   std::cerr << "fed-agent probe: " << message << "\n";
@@ -53,9 +64,11 @@ int ProbeCommand::run() const {
                      std::chrono::duration_cast<std::chrono::milliseconds>(*timeout));
   if (!answer) {
     std::cerr << "fed-agent probe: " << answer.error().message() << "\n";
+    record_outcome(answer.error().message());
     return kExitNoAnswer;
   }
   std::cout << *answer << "\n";
+  record_outcome(*answer);
   return 0;
 }
 
