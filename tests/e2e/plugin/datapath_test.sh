@@ -1,0 +1,132 @@
+#!/usr/bin/env bash
+# The federation in-cluster, end to end (docs/JOIN.md): on a testbed of its own, `init` on c1,
+# `join c2` and `join c3` with --wait — the manager Deployment and the agent DaemonSet run the
+# fed-agent image, gateways talk WireGuard (wireguard-go) across the testbed's WAN — then pods
+# of both sides exchange TCP, the receiver checks the source address it sees, and `unjoin`
+# leaves c3's kernel as it was. Run twice: distinct PodCIDRs, then every cluster on
+# 10.244.0.0/16 (--same-pod-cidr), where each side reaches the other through its remap (NETMAP).
+source "$(dirname "$0")/../lib.sh"
+FED=${KUBECTL_FED:-${FED_BINARY_DIR:?}/plugin/kubectl-fed}
+AGENT=${FED_BINARY_DIR:?}/agent/fed-agent
+WG=$(command -v wireguard-go) || fail "wireguard-go is not installed (scripts/bootstrap installs it)"
+[ -x "$FED" ] && [ -x "$AGENT" ] || fail "kubectl-fed and fed-agent must be built ($FED_BINARY_DIR)"
+work=$(mktemp -d)
+# On failure, the node logs' last lines before the testbed (and its logs) go.
+on_exit() {
+  local rc=$?
+  if [ "$rc" != 0 ]; then
+    for f in /var/lib/fedtb/c*/node*/logs/kubelet.log /var/lib/fedtb/c*/node*/logs/containerd.log; do
+      [ -f "$f" ] && { echo "--- $f"; tail -n 8 "$f"; }
+    done
+  fi
+  "$TESTBED" down >/dev/null 2>&1 || true
+  rm -rf "$work"
+}
+trap on_exit EXIT
+IMAGE=fed.local/fed-agent:dev
+
+# run NAME ARGS...: kubectl-fed with stdout, stderr and exit code kept under $work.
+run() {
+  local name=$1; shift
+  set +e; "$FED" "$@" >"$work/$name.out" 2>"$work/$name.err"; echo $? >"$work/$name.rc"; set -e
+}
+ok_run() { run "$@"; [ "$(cat "$work/$1.rc")" = 0 ] || fail "kubectl fed ${*:2}: $(cat "$work/$1.err")"; }
+
+# What of c3's kernel the federation may touch, per node: policy rules, every routing table,
+# links and the FED/fed: iptables rules. The pods' veths and the CNI bridge cni0 (made by the
+# bridge plugin when a node runs its first pod) are the testbed's, not ours.
+kernel_state() {
+  local n
+  for n in node1 node2; do
+    echo "== $n"
+    "$TESTBED" exec c3 "$n" -- sh -c 'ip rule; ip route show table all; ip -o link | awk -F": " "{print \$2}"; iptables-save | grep -i -e FED -e "fed:" | grep -v "^:"; true' 2>&1 |
+      grep -v -e veth -e cni0 || true
+  done
+}
+
+# probe_pod CLUSTER NODE NAME ARGS...: a pod running the fed-agent image's `probe` role.
+probe_pod() {
+  local c=$1 node=$2 name=$3; shift 3
+  k "$c" run "$name" --image "$IMAGE" --restart=Never --overrides="{\"spec\":{\"nodeName\":\"$node\"}}" \
+    --command -- /usr/local/bin/fed-agent probe "$@" >/dev/null
+}
+
+# IP in network $2 moved to network $3 (NETMAP), as a jq program.
+netmap() {
+  python3 -c 'import ipaddress,sys
+ip=ipaddress.ip_address(sys.argv[1]); a=ipaddress.ip_network(sys.argv[2]); b=ipaddress.ip_network(sys.argv[3])
+print(ipaddress.ip_address(int(b.network_address) + (int(ip) - int(a.network_address))))' "$@"
+}
+
+scenario() {
+  local mode=$1
+  echo "# --- $mode PodCIDRs"
+  "$TESTBED" up --clusters 3 --nodes 2 $([ "$mode" = same ] && echo --same-pod-cidr) >/dev/null
+  "$TESTBED" image "$IMAGE" "$AGENT" "$WG" >/dev/null
+  export KUBECONFIG="$("$TESTBED" kubeconfig c1):$("$TESTBED" kubeconfig c2):$("$TESTBED" kubeconfig c3)"
+  kernel_state >"$work/c3.before"
+
+  ok_run init init --context c1 --gateway-address 172.31.0.1
+  local i
+  for i in 2 3; do
+    ok_run join$i join c$i --context c1 --member-context c$i --gateway-address 172.31.0.$i \
+      --member-api-endpoint https://172.31.0.10$i:6443 --wait --timeout 3m -o json
+    expect_eq "$mode: join c$i --wait: result" "$(jq -r .result "$work/join$i.out")" joined
+    local dialler seen pods_here want
+    dialler=$(jq -r .dataPath.dialler.podIP "$work/join$i.out")
+    seen=$(jq -r .dataPath.sourceSeen "$work/join$i.out")
+    run st status --context c1 -o json
+    pods_here=$(jq -r --arg m "c$i" '.members[] | select(.name == $m) | .networks.remotePodCIDR' "$work/st.out")
+    want=$(netmap "$dialler" "$(jq -r --arg m "c$i" '.members[] | select(.name == $m) | .networks.podCIDR' "$work/st.out")" "$pods_here")
+    expect_eq "$mode: join c$i --wait: c1's probe saw c$i's pod $dialler as $want (c$i's pods on c1: $pods_here)" "$seen" "$want"
+    if [ "$mode" = same ]; then
+      [ "$seen" != "$dialler" ] && pass "$mode: the source was translated ($dialler -> $seen)" || fail "$mode: no translation"
+    fi
+  done
+  ok_run status status --context c1 -o json
+  expect_eq "$mode: status -o json: both members Ready" \
+    "$(jq -r '[.members[] | .conditions[] | select(.type == "Ready") | .status] | join(",")' "$work/status.out")" "True,True"
+  expect_eq "$mode: no probe pod left on c1" "$(k c1 -n kubectl-fed-system get pods -l app.kubernetes.io/component=join-probe -o name)" ""
+
+  # The other direction, worker to worker: a pod on c1/node2 dials a pod on c3/node2 at the
+  # address c1 sees it at; the listener reports the source it saw.
+  probe_pod c3 node2 listener --listen 7946 --id c3 --for 120s
+  k c3 wait --for=condition=Ready pod/listener --timeout=60s >/dev/null
+  local lip c3_pods c3_here target c1_here_on_c3
+  lip=$(k c3 get pod listener -o jsonpath='{.status.podIP}')
+  c3_pods=$(jq -r '.members[] | select(.name == "c3") | .networks.podCIDR' "$work/status.out")
+  c3_here=$(jq -r '.members[] | select(.name == "c3") | .networks.remotePodCIDR' "$work/status.out")
+  target=$(netmap "$lip" "$c3_pods" "$c3_here")
+  probe_pod c1 node2 dialler --dial "$target:7946" --timeout 60s
+  eventually 90 "$mode: the dialler on c1 finished" bash -c \
+    "[ \"\$(kubectl --kubeconfig $("$TESTBED" kubeconfig c1) get pod dialler -o jsonpath='{.status.phase}')\" = Succeeded ]"
+  local answer dip
+  answer=$(k c1 logs dialler)
+  dip=$(k c1 get pod dialler -o jsonpath='{.status.podIP}')
+  c1_here_on_c3=$(jq -r '.members[] | select(.name == "c3") | .networks.localRemappedPodCIDR' "$work/status.out")
+  [ "$c1_here_on_c3" = None ] && want=$dip || want=$(netmap "$dip" "$(jq -r .podCIDR <<<"$(k c1 -n kubectl-fed-system get cm federation -o jsonpath='{.data}')")" "$c1_here_on_c3")
+  expect_eq "$mode: c1/node2 -> c3/node2 ($target): c3's pod saw c1's pod $dip as $want" "$answer" "kubectl-fed-probe c3 from $want"
+  k c1 delete pod dialler --now >/dev/null; k c3 delete pod listener --now >/dev/null
+
+  # Join again: nothing changes.
+  run again join c3 --context c1 --member-context c3 --gateway-address 172.31.0.3 \
+    --member-api-endpoint https://172.31.0.103:6443 -o json
+  expect_eq "$mode: join c3 again" "$(jq -r .result "$work/again.out")" alreadyJoined
+
+  # unjoin: c3's kernel is as before the join (the agent's preStop uninstalled its state).
+  ok_run unjoin3 unjoin c3 --context c1 --member-context c3
+  eventually 120 "$mode: c3's agents are gone" bash -c \
+    "[ -z \"\$(kubectl --kubeconfig $("$TESTBED" kubeconfig c3) get pods -A -l app.kubernetes.io/part-of=kubectl-fed -o name)\" ]"
+  kernel_state >"$work/c3.after"
+  diff "$work/c3.before" "$work/c3.after" >"$work/c3.diff" && pass "$mode: c3's rules, routes, links and NAT are as before the join" \
+    || fail "$mode: c3's kernel differs after unjoin: $(cat "$work/c3.diff")"
+  expect_eq "$mode: c3 keeps nothing labelled part-of kubectl-fed" \
+    "$(k c3 get ns,crd,clusterrole,clusterrolebinding -l app.kubernetes.io/part-of=kubectl-fed -o name)" ""
+  ok_run unjoin2 unjoin c2 --context c1 --member-context c2
+  "$TESTBED" down >/dev/null
+}
+
+scenario distinct
+scenario same
+expect_eq "nothing of the testbeds is left" "$("$TESTBED" leftovers)" ""
+finish
