@@ -4,6 +4,7 @@
 // so a restarted manager allocates nothing twice and loses no mapping (spec 002 §2.5).
 
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include "fabric/ipam/ipam.hpp"
@@ -21,6 +22,9 @@ class ClusterIpam final {
   static Result<std::unique_ptr<ClusterIpam>> open(std::shared_ptr<kube::DynamicClient> client,
                                                    const ClusterInfo& info);
 
+  // Every controller that uses ipam() and save() holds mutex() meanwhile: the host's IPAM is
+  // shared by the membership and endpoint-mapping controllers.
+  std::mutex& mutex() { return mu_; }
   fabric::ipam::Ipam& ipam() { return ipam_; }
   const fabric::ipam::LocalNetworks& local() const { return local_; }
 
@@ -36,6 +40,7 @@ class ClusterIpam final {
   fabric::ipam::LocalNetworks local_;
   fabric::ipam::IpamState saved_;
   std::string resource_version_;  // "" while the object does not exist
+  std::mutex mu_;
 };
 
 }  // namespace fed::federation

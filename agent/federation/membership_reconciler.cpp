@@ -7,6 +7,7 @@
 
 #include "fedapi/group.hpp"
 #include "federation/network_exchange.hpp"
+#include "federation/object_edits.hpp"
 #include "federation/peering_builder.hpp"
 #include "util/rfc3339.hpp"
 
@@ -29,13 +30,6 @@ std::string cluster_id_of(const json& fc) {
 std::string annotation(const json& object, std::string_view key) {
   const json& a = object["metadata"].value("annotations", json::object());
   return a.value(std::string(key), "");
-}
-
-// Deletes `ref`, treating "already gone" as done.
-Status remove_if_present(kube::DynamicClient& c, const kube::ResourceRef& ref) {
-  auto r = c.remove(ref);
-  if (r || r.error().is_not_found()) return ok();
-  return r.error().to_error();
 }
 
 fedapi::TunnelState tunnel_state_of(const json& peering) {
@@ -86,16 +80,14 @@ Result<kube::Requeue> MembershipReconciler::reconcile(const kube::Request& reque
   auto object = clusters_.store().get("", request.name);
   if (!object) return kube::Requeue{};
   const json& fc = *object;
-  const json finalizers = fc["metadata"].value("finalizers", json::array());
-  const bool has_finalizer =
-      std::find(finalizers.begin(), finalizers.end(), std::string(kFinalizer)) != finalizers.end();
+  const bool finalized = has_finalizer(fc, kFinalizer);
   if (fc["metadata"].contains("deletionTimestamp")) {
-    if (!has_finalizer) return kube::Requeue{};
+    if (!finalized) return kube::Requeue{};
     FED_TRY(leave(fc));
     FED_TRY(set_finalizer(fc, false));
     return kube::Requeue{};
   }
-  if (!has_finalizer) {
+  if (!finalized) {
     // The finalizer goes on before any state exists, so no unjoin can skip the teardown.
     FED_TRY(set_finalizer(fc, true));
     return kube::Requeue{};  // the update comes back through the informer
@@ -153,18 +145,9 @@ Result<std::string> MembershipReconciler::tunnel_address(const json& fc) {
 }
 
 Status MembershipReconciler::set_finalizer(const json& fc, bool present) {
-  json list = json::array();
-  for (const auto& f : fc["metadata"].value("finalizers", json::array())) {
-    if (f != kFinalizer) list.push_back(f);
-  }
-  if (present) list.push_back(kFinalizer);
-  json patch{
-      {"metadata",
-       {{"resourceVersion", fc["metadata"].value("resourceVersion", "")}, {"finalizers", list}}}};
-  auto r = host_.client->patch(fedapi::ref(fedapi::kFederatedCluster, fc["metadata"]["name"]),
-                               kube::PatchType::Merge, patch.dump());
-  if (!r && !r.error().is_not_found()) return r.error().to_error();
-  return ok();
+  return federation::set_finalizer(
+      *host_.client, fedapi::ref(fedapi::kFederatedCluster, fc["metadata"].value("name", "")), fc,
+      kFinalizer, present);
 }
 
 Result<kube::Requeue> MembershipReconciler::join(const json& fc) {
@@ -183,6 +166,7 @@ Result<kube::Requeue> MembershipReconciler::join(const json& fc) {
   Member& mem = **m;
   ClusterIpam& hi = *host_.ipam;
   ClusterIpam& mi = *mem.ipam;
+  std::lock_guard host_ipam(hi.mutex());
   FED_ASSIGN_OR_RETURN(auto exchanged, exchange_networks({hi.ipam(), host_id, hi.local()},
                                                          {mi.ipam(), id, mi.local()}));
   const auto& host_view = exchanged.a_view_of_b;
@@ -228,11 +212,14 @@ Result<kube::Requeue> MembershipReconciler::join(const json& fc) {
           : std::min(host_tunnel, member_tunnel);
   json tunnel{{"state", std::string(fedapi::to_string(pair_state))}, {"backend", "wireguard"}};
   if (member_gw) tunnel["gatewayNode"] = member_gw->node;
-  if (!message.empty()) tunnel["message"] = message;
+  // null, not absent: the status is a merge patch, and a stale message must go.
+  tunnel["message"] = message.empty() ? json(nullptr) : json(message);
   FED_TRY(report(fc, connected ? "Peered" : "TunnelPending",
                  connected ? "networks exchanged and tunnel connected" : message, networks, tunnel,
                  true, connected));
-  return kube::Requeue{connected ? 60s : 5s};
+  // The gateways report the handshake in their Peerings, which this controller does not watch:
+  // look again soon while it is pending (join --wait is waiting for it), rarely after.
+  return kube::Requeue{connected ? 60s : 1s};
 }
 
 Status MembershipReconciler::leave(const json& fc) {
@@ -252,8 +239,11 @@ Status MembershipReconciler::leave(const json& fc) {
   }
   FED_TRY(remove_if_present(*host_.client, fedapi::ref(fedapi::kPeering, id)));
   FED_TRY(remove_if_present(*host_.client, fedapi::ref(fedapi::kNatMapping, id)));
-  FED_TRY(host_.ipam->ipam().remove_cluster(id));
-  FED_TRY(host_.ipam->save());
+  {
+    std::lock_guard host_ipam(host_.ipam->mutex());
+    FED_TRY(host_.ipam->ipam().remove_cluster(id));
+    FED_TRY(host_.ipam->save());
+  }
   connections_.forget(id);
   std::lock_guard lock(mu_);
   members_.erase(id);
@@ -278,7 +268,11 @@ Status MembershipReconciler::report(const json& fc, const std::string& reason,
   fedapi::write_conditions(status, conditions);
   if (!networks.is_null()) status["networks"] = networks;
   if (!tunnel.is_null()) status["tunnel"] = tunnel;
-  if (fc.value("status", json::object()) == status) return ok();
+  // Unchanged when the merge patch (whose nulls remove fields) would leave the status as it is.
+  const json current = fc.value("status", json::object());
+  json merged = current;
+  merged.merge_patch(status);
+  if (merged == current) return ok();
   auto r =
       host_.client->patch_status(fedapi::ref(fedapi::kFederatedCluster, fc["metadata"]["name"]),
                                  kube::PatchType::Merge, json{{"status", status}}.dump());

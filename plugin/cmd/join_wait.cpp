@@ -31,7 +31,7 @@ Result<nlohmann::json> wait_until_ready(kube::DynamicClient& host, const std::st
       last = reason;
     }
     if (clock::now() >= deadline) break;
-    std::this_thread::sleep_for(std::chrono::seconds(2));
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
   }
   return fail(
       ErrorCode::Unavailable,

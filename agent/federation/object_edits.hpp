@@ -1,0 +1,24 @@
+#pragma once
+// Small edits every federation controller makes to API objects: finalizers on and off, and
+// deletes that treat "already gone" as done.
+
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "kube/dynamic_client.hpp"
+#include "result/result.hpp"
+
+namespace fed::federation {
+
+bool has_finalizer(const nlohmann::json& object, std::string_view finalizer);
+
+// Adds or removes `finalizer` on the object at `ref` (a merge patch conditional on `object`'s
+// resourceVersion). An object already gone is not an error.
+Status set_finalizer(kube::DynamicClient& client, const kube::ResourceRef& ref,
+                     const nlohmann::json& object, std::string_view finalizer, bool present);
+
+// Deletes `ref`, treating "already gone" as done.
+Status remove_if_present(kube::DynamicClient& client, const kube::ResourceRef& ref);
+
+}  // namespace fed::federation
