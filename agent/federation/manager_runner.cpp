@@ -32,15 +32,32 @@ Status ManagerRunner::start(const agent::RoleContext& ctx) {
   options.workers = 1;
   controller_ = std::make_unique<kube::Controller>(*membership_, std::move(options));
   controller_->watch(*clusters_);
+
+  endpoint_mappings_ =
+      std::make_unique<kube::Informer>(host_, fedapi::ref(fedapi::kEndpointMapping, ""));
+  endpoint_reconciler_ = std::make_unique<EndpointMappingReconciler>(
+      HostCluster{host_, info, host_ipam_.get()}, *endpoint_mappings_);
+  kube::ControllerOptions endpoint_options;
+  endpoint_options.name = "endpoint-mapping";
+  // Every request takes the host IPAM's lock; more workers would only queue on it.
+  endpoint_options.workers = 1;
+  endpoint_controller_ =
+      std::make_unique<kube::Controller>(*endpoint_reconciler_, std::move(endpoint_options));
+  endpoint_controller_->watch(*endpoint_mappings_);
+
   clusters_->start();
+  endpoint_mappings_->start();
   FED_TRY(controller_->start());
+  FED_TRY(endpoint_controller_->start());
   ready_ = true;
   return ok();
 }
 
 void ManagerRunner::stop() {
   ready_ = false;
+  if (endpoint_controller_) endpoint_controller_->stop();
   if (controller_) controller_->stop();
+  if (endpoint_mappings_) endpoint_mappings_->stop();
   if (clusters_) clusters_->stop();
 }
 
