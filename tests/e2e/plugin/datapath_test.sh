@@ -58,6 +58,12 @@ ip=ipaddress.ip_address(sys.argv[1]); a=ipaddress.ip_network(sys.argv[2]); b=ipa
 print(ipaddress.ip_address(int(b.network_address) + (int(ip) - int(a.network_address))))' "$@"
 }
 
+# Deletes the manager's pod without grace (a crash) and waits for its replacement to be Ready.
+kill_manager() {
+  k c1 -n kubectl-fed-system delete pod -l app.kubernetes.io/name=fed-manager --grace-period=0 --force >/dev/null 2>&1
+  k c1 -n kubectl-fed-system rollout status deploy/fed-manager --timeout=90s >/dev/null
+}
+
 scenario() {
   local mode=$1
   echo "# --- $mode PodCIDRs"
@@ -106,7 +112,72 @@ scenario() {
   c1_here_on_c3=$(jq -r '.members[] | select(.name == "c3") | .networks.localRemappedPodCIDR' "$work/status.out")
   [ "$c1_here_on_c3" = None ] && want=$dip || want=$(netmap "$dip" "$(jq -r .podCIDR <<<"$(k c1 -n kubectl-fed-system get cm federation -o jsonpath='{.data}')")" "$c1_here_on_c3")
   expect_eq "$mode: c1/node2 -> c3/node2 ($target): c3's pod saw c1's pod $dip as $want" "$answer" "kubectl-fed-probe c3 from $want"
-  k c1 delete pod dialler --now >/dev/null; k c3 delete pod listener --now >/dev/null
+  k c1 delete pod dialler --now >/dev/null
+
+  # Spoke to spoke through the hub (MapEndpointIP): an EndpointMapping on c1 makes c3's pod
+  # reachable from c2 at an address of c1's ExternalCIDR; c1's gateway DNATs it to the pod and
+  # SNATs the transit traffic to c1's own address as c3 sees it.
+  k c1 apply -f - >/dev/null <<YAML
+apiVersion: fed.kubectl-fed.io/v1alpha1
+kind: EndpointMapping
+metadata: {name: c3-listener-for-c2}
+spec: {clusterID: c2, endpoint: "$target"}
+YAML
+  eventually 30 "$mode: the EndpointMapping is Ready" bash -c \
+    "[ \"\$(kubectl --kubeconfig $("$TESTBED" kubeconfig c1) get endpointmapping c3-listener-for-c2 -o jsonpath='{.status.conditions[?(@.type==\"Ready\")].status}')\" = True ]"
+  local via path
+  via=$(k c1 get endpointmapping c3-listener-for-c2 -o jsonpath='{.status.address}')
+  path=$(k c1 get endpointmapping c3-listener-for-c2 -o jsonpath='{.status.path}')
+  expect_eq "$mode: c3's pod is mapped through c1's ExternalCIDR for c2 ($via)" "$path" ExternalCIDR
+  expect_eq "$mode: c1's NatMapping for c2 holds the mapping" \
+    "$(k c1 get natmapping c2 -o json | jq -r --arg t "$target" '[.spec.mappings | to_entries[] | select(.value == $t)] | length')" 1
+  probe_pod c2 node2 spoke --dial "$via:7946" --timeout 60s
+  eventually 90 "$mode: the dialler on c2 finished" bash -c \
+    "[ \"\$(kubectl --kubeconfig $("$TESTBED" kubeconfig c2) get pod spoke -o jsonpath='{.status.phase}')\" = Succeeded ]"
+  answer=$(k c2 logs spoke)
+  local c1_pods seen
+  c1_pods=$(k c1 -n kubectl-fed-system get cm federation -o jsonpath='{.data.podCIDR}')
+  [ "$c1_here_on_c3" = None ] || c1_pods=$c1_here_on_c3
+  seen=${answer##* from }
+  python3 -c 'import ipaddress,sys; sys.exit(ipaddress.ip_address(sys.argv[1]) not in ipaddress.ip_network(sys.argv[2]))' "$seen" "$c1_pods" \
+    && pass "$mode: c2/node2 -> $via -> c3/node2 through c1: answered by c3, seen from the hub's $seen (in $c1_pods)" \
+    || fail "$mode: spoke to spoke: $answer (want a source in $c1_pods)"
+  k c2 delete pod spoke --now >/dev/null
+
+  # The manager restarts (killed, no grace): the mapping survives in the IpamState, and the next
+  # endpoint gets another address, not the same one again.
+  kill_manager
+  k c1 apply -f - >/dev/null <<YAML
+apiVersion: fed.kubectl-fed.io/v1alpha1
+kind: EndpointMapping
+metadata: {name: other-for-c2}
+spec: {clusterID: c2, endpoint: "$(netmap "$lip" "$c3_pods" "$c3_here" | awk -F. '{print $1"."$2"."$3"."($4+100)}')"}
+YAML
+  eventually 60 "$mode: after a manager restart, a second EndpointMapping is Ready" bash -c \
+    "[ -n \"\$(kubectl --kubeconfig $("$TESTBED" kubeconfig c1) get endpointmapping other-for-c2 -o jsonpath='{.status.address}')\" ]"
+  local other
+  other=$(k c1 get endpointmapping other-for-c2 -o jsonpath='{.status.address}')
+  [ "$other" != "$via" ] && pass "$mode: the second endpoint got its own address ($other, not $via)" || fail "$mode: $other allocated twice"
+  expect_eq "$mode: the first mapping kept its address" "$(k c1 get endpointmapping c3-listener-for-c2 -o jsonpath='{.status.address}')" "$via"
+  expect_eq "$mode: c1's NatMapping for c2 holds both" "$(k c1 get natmapping c2 -o json | jq -r '.spec.mappings | length')" 2
+  k c1 delete endpointmapping other-for-c2 c3-listener-for-c2 --timeout=30s >/dev/null
+  expect_eq "$mode: UnmapEndpointIP: c1's NatMapping for c2 is empty again" \
+    "$(k c1 get natmapping c2 -o json | jq -r '.spec.mappings | length')" 0
+  k c3 delete pod listener --now >/dev/null
+
+  # Kill the manager during a join, join again: converges, nothing allocated twice.
+  ok_run unjoin2a unjoin c2 --context c1 --member-context c2
+  ok_run rejoin join c2 --context c1 --member-context c2 --gateway-address 172.31.0.2 \
+    --member-api-endpoint https://172.31.0.102:6443
+  kill_manager
+  ok_run rejoin2 join c2 --context c1 --member-context c2 --gateway-address 172.31.0.2 \
+    --member-api-endpoint https://172.31.0.102:6443 --wait --timeout 3m -o json
+  pass "$mode: join c2 after the manager was killed mid-join converged ($(jq -r .dataPath.sourceSeen "$work/rejoin2.out") seen)"
+  expect_eq "$mode: the host IPAM holds each member once" "$(k c1 get ipamstate ipam -o json | jq -r '.spec.clusterSubnets | keys | join(",")')" c2,c3
+  expect_eq "$mode: the members' ExternalCIDRs are remapped to distinct networks on c1" \
+    "$(k c1 get ipamstate ipam -o json | jq -r '[.spec.clusterSubnets[].remoteExternalCIDR] | unique | length')" 2
+  expect_eq "$mode: distinct tunnel addresses" \
+    "$(k c1 get federatedclusters -o json | jq -r '[.items[].metadata.annotations["kubectl-fed.io/tunnel-address"]] | unique | length')" 2
 
   # Join again: nothing changes.
   run again join c3 --context c1 --member-context c3 --gateway-address 172.31.0.3 \
