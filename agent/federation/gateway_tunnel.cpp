@@ -1,5 +1,6 @@
 #include "federation/gateway_tunnel.hpp"
 
+#include <algorithm>
 #include <ctime>
 #include <map>
 
@@ -32,6 +33,7 @@ GatewayTunnel::GatewayTunnel(GatewayTunnelDeps deps, tunnel::TunnelOptions optio
 Status GatewayTunnel::reconcile(const NodeStateInputs& in) {
   auto config = derive_gateway_tunnel(in);
   if (!config) return Unexpected(config.error().with_context("gateway tunnel"));
+  handshake_pending_ = false;
   if (!config->gateway) return remove_if_present("node " + in.node_name + " is not the gateway");
 
   // The private key stays in its file and in the daemon; only the public key leaves the node.
@@ -56,6 +58,9 @@ Status GatewayTunnel::reconcile(const NodeStateInputs& in) {
     errors.add(converge(desired, names, in.node_name, statuses));
   }
   errors.add(report(in, statuses));
+  handshake_pending_ = std::any_of(statuses.begin(), statuses.end(), [](const auto& s) {
+    return s.second.state == fedapi::TunnelState::Connecting;
+  });
   return errors.result("gateway tunnel on node " + in.node_name);
 }
 

@@ -39,6 +39,9 @@ class GatewayTunnel final {
   Status reconcile(const NodeStateInputs& in);
 
   const tunnel::TunnelOptions& options() const { return options_; }
+  // Whether the last pass left a peer configured but without a handshake yet: the daemon sees
+  // the handshake, not the API, so the caller looks again soon instead of at the next resync.
+  bool handshake_pending() const { return handshake_pending_; }
 
  private:
   using PeeringStatuses = std::vector<std::pair<std::string, fedapi::TunnelStatus>>;
@@ -54,6 +57,7 @@ class GatewayTunnel final {
 
   GatewayTunnelDeps deps_;
   tunnel::TunnelOptions options_;
+  bool handshake_pending_ = false;
 };
 
 }  // namespace fed::federation

@@ -38,6 +38,11 @@ class NodeRunner::ReadyTracking final : public kube::Reconciler {
                   Error(r.error().code(), tunnel.error().message() + "; " + r.error().message()));
     }
     ready_ = r.has_value();
+    // A peer waiting for its first handshake: `join --wait` is waiting for us to report it.
+    if (r && tunnel_.handshake_pending() &&
+        (r->after.count() == 0 || r->after > std::chrono::seconds(1))) {
+      r->after = std::chrono::seconds(1);
+    }
     if (r) {
       for (const auto& why : source_.pending()) spdlog::info("datapath: pending: {}", why);
       if (failing_) {
