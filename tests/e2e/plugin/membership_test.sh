@@ -160,6 +160,20 @@ refused foreign 2 "join of a member of another federation"
 grep -q "federation elsewhere" "$work/foreign.err" && pass "the error names the other federation" || fail "$(cat "$work/foreign.err")"
 expect_eq "refused joins: c3 holds only the test's own ConfigMap" "$(k c3 -n kubectl-fed-system get sa,secret,cm,role -o name | grep -v -e default -e kube-root-ca | paste -sd' ' -)" configmap/federation
 k c3 delete namespace kubectl-fed-system --wait=true --timeout=120s >/dev/null
+# A member credential without the rights join needs (a ServiceAccount bound to nothing).
+k c3 -n default create serviceaccount fed-test-nobody >/dev/null
+nobody_token=$(k c3 -n default create token fed-test-nobody --duration=10m)
+python3 - "$("$TESTBED" kubeconfig c3)" "$nobody_token" >"$work/nobody.kubeconfig" <<'PY'
+import sys, yaml
+cfg = yaml.safe_load(open(sys.argv[1]))
+for u in cfg["users"]:
+    u["user"] = {"token": sys.argv[2]}
+print(yaml.safe_dump(cfg))
+PY
+run nobody join c3 --context c1 --member-kubeconfig "$work/nobody.kubeconfig"
+refused nobody 4 "join with a member credential that may not install anything"
+expect_eq "the refused join wrote nothing on c3" "$(k c3 get ns kubectl-fed-system -o name --ignore-not-found; k c3 get crd -l app.kubernetes.io/part-of=kubectl-fed -o name)" ""
+k c3 -n default delete serviceaccount fed-test-nobody >/dev/null
 expect_eq "refused joins changed nothing on c1" "$(labelled c1)" "$host_before"
 
 # --- join.
