@@ -19,24 +19,31 @@ const kube::ResourceRef& state_ref() {
 
 Result<std::unique_ptr<ClusterIpam>> ClusterIpam::open(std::shared_ptr<kube::DynamicClient> client,
                                                        const ClusterInfo& info) {
-  std::unique_ptr<ClusterIpam> self(new ClusterIpam(std::move(client)));
-  auto existing = self->client_->get(state_ref());
+  std::unique_ptr<ClusterIpam> self(new ClusterIpam(std::move(client), info));
+  FED_TRY(self->load());
+  FED_TRY(self->save());
+  return self;
+}
+
+Status ClusterIpam::load() {
+  auto existing = client_->get(state_ref());
+  fabric::ipam::IpamState state;
+  resource_version_.clear();
   if (existing) {
-    FED_ASSIGN_OR_RETURN(auto state,
+    FED_ASSIGN_OR_RETURN(state,
                          fabric::ipam::state_from_json(existing->value("spec", json::object())));
-    FED_TRY(self->ipam_.restore(state));
-    self->saved_ = std::move(state);
-    self->resource_version_ = (*existing)["metadata"].value("resourceVersion", "");
+    resource_version_ = (*existing)["metadata"].value("resourceVersion", "");
   } else if (!existing.error().is_not_found()) {
     return existing.error().to_error();
   }
+  FED_TRY(ipam_.restore(state));
+  saved_ = std::move(state);
   fabric::ipam::InstallSpec spec;
-  spec.pod_cidr = info.pod_cidr;
-  spec.service_cidr = info.service_cidr;
-  spec.reserved_subnets = self->ipam_.snapshot().reserved_subnets;
-  FED_ASSIGN_OR_RETURN(self->local_, self->ipam_.install(spec));
-  FED_TRY(self->save());
-  return self;
+  spec.pod_cidr = info_.pod_cidr;
+  spec.service_cidr = info_.service_cidr;
+  spec.reserved_subnets = ipam_.snapshot().reserved_subnets;
+  FED_ASSIGN_OR_RETURN(local_, ipam_.install(spec));
+  return ok();
 }
 
 Status ClusterIpam::save() {
@@ -54,8 +61,13 @@ Status ClusterIpam::save() {
     return client_->update(state_ref(), object);
   }();
   if (!written) {
-    return fail(written.error().code(),
-                "saving IpamState ipam: " + written.error().to_error().message());
+    std::string message = "saving IpamState ipam: " + written.error().to_error().message();
+    if (written.error().code() == ErrorCode::Conflict) {
+      auto reloaded = load();
+      message += reloaded ? "; reloaded the stored state, the next pass starts from it"
+                          : "; reloading it failed too: " + reloaded.error().message();
+    }
+    return fail(written.error().code(), message);
   }
   resource_version_ = (*written)["metadata"].value("resourceVersion", "");
   saved_ = std::move(state);

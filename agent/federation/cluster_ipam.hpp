@@ -29,13 +29,20 @@ class ClusterIpam final {
   const fabric::ipam::LocalNetworks& local() const { return local_; }
 
   // Writes the state when it differs from what was last read or written. The write is
-  // conditional on the resourceVersion: Conflict when someone else changed the object.
+  // conditional on the resourceVersion: Conflict when someone else changed (or created) the
+  // object — another manager, e.g. one killed but still running — and then the state is
+  // reloaded from the API, dropping this pass's unsaved changes, so the caller's retry starts
+  // from what is stored instead of failing forever.
   Status save();
 
  private:
-  explicit ClusterIpam(std::shared_ptr<kube::DynamicClient> client) : client_(std::move(client)) {}
+  ClusterIpam(std::shared_ptr<kube::DynamicClient> client, ClusterInfo info)
+      : client_(std::move(client)), info_(std::move(info)) {}
+  // Restores the stored state (if any) and installs the cluster's ranges.
+  Status load();
 
   std::shared_ptr<kube::DynamicClient> client_;
+  ClusterInfo info_;
   fabric::ipam::Ipam ipam_;
   fabric::ipam::LocalNetworks local_;
   fabric::ipam::IpamState saved_;
