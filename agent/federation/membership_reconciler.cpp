@@ -9,6 +9,7 @@
 #include "federation/network_exchange.hpp"
 #include "federation/object_edits.hpp"
 #include "federation/peering_builder.hpp"
+#include "federation/peering_writer.hpp"
 #include "util/rfc3339.hpp"
 
 namespace fed::federation {
@@ -30,45 +31,6 @@ std::string cluster_id_of(const json& fc) {
 std::string annotation(const json& object, std::string_view key) {
   const json& a = object["metadata"].value("annotations", json::object());
   return a.value(std::string(key), "");
-}
-
-fedapi::TunnelState tunnel_state_of(const json& peering) {
-  const std::string s = peering.value("status", json::object())
-                            .value("tunnel", json::object())
-                            .value("state", "Pending");
-  if (s == "Connected") return fedapi::TunnelState::Connected;
-  if (s == "Connecting") return fedapi::TunnelState::Connecting;
-  if (s == "Error") return fedapi::TunnelState::Error;
-  return fedapi::TunnelState::Pending;
-}
-
-// Applies one side's Peering and its manager-owned status; returns the tunnel state the
-// gateway's agent reported in it.
-Result<fedapi::TunnelState> apply_peering(kube::DynamicClient& c, const PeeringSide& side) {
-  const auto ref = fedapi::ref(fedapi::kPeering, side.peer_id);
-  auto applied =
-      c.apply(ref, peering_object(side), kube::ApplyOptions{std::string(kFieldManager), true});
-  if (!applied) {
-    return fail(applied.error().code(), "Peering " + side.peer_id + " in " + side.local_id + ": " +
-                                            applied.error().to_error().message());
-  }
-  fedapi::PeeringStatus status = peering_network_status(side);
-  status.conditions = fedapi::read_conditions((*applied).value("status", json::object()));
-  fedapi::set_condition(status.conditions,
-                        {"NetworkReady", networks_complete(side) ? "True" : "False",
-                         networks_complete(side) ? "Exchanged" : "Exchanging",
-                         "networks exchanged with " + side.peer_id, "",
-                         (*applied)["metadata"].value("generation", std::int64_t{0})},
-                        util::format_rfc3339(std::chrono::system_clock::now()));
-  status.observed_generation = (*applied)["metadata"].value("generation", std::int64_t{0});
-  json body = status;
-  body.erase("tunnel");  // the gateway's agent owns it
-  auto patched = c.patch_status(ref, kube::PatchType::Merge, json{{"status", body}}.dump());
-  if (!patched) {
-    return fail(patched.error().code(), "Peering " + side.peer_id + " status in " + side.local_id +
-                                            ": " + patched.error().to_error().message());
-  }
-  return tunnel_state_of(*patched);
 }
 
 }  // namespace
@@ -95,12 +57,24 @@ Result<kube::Requeue> MembershipReconciler::reconcile(const kube::Request& reque
   return join(fc);
 }
 
-Result<MembershipReconciler::Member*> MembershipReconciler::member(const json& fc) {
+Result<MembershipReconciler::JoinedMember> MembershipReconciler::joined_member(
+    const std::string& id) {
+  auto fc = clusters_.store().get("", id);
+  if (!fc) return fail(ErrorCode::NotFound, "no FederatedCluster " + id + ": join it first");
+  const std::string address = annotation(*fc, kTunnelAddressAnnotation);
+  if (address.empty() || (*fc)["metadata"].contains("deletionTimestamp")) {
+    return fail(ErrorCode::Unavailable, "member " + id + " is not peered with the host yet");
+  }
+  FED_ASSIGN_OR_RETURN(auto m, member(*fc));
+  return JoinedMember{std::move(m), address};
+}
+
+Result<std::shared_ptr<MembershipReconciler::Member>> MembershipReconciler::member(const json& fc) {
   const std::string id = cluster_id_of(fc);
   FED_ASSIGN_OR_RETURN(auto client, connections_.client_for(fc));
   std::lock_guard lock(mu_);
   auto& slot = members_[id];
-  if (slot && slot->client == client) return slot.get();
+  if (slot && slot->client == client) return slot;
   FED_ASSIGN_OR_RETURN(auto info, read_cluster_info(*client));
   if (info.role != ClusterRole::Member || info.cluster_id != id) {
     return fail(ErrorCode::Invalid, "the cluster behind FederatedCluster " + id + " says it is " +
@@ -118,8 +92,8 @@ Result<MembershipReconciler::Member*> MembershipReconciler::member(const json& f
                                          "; unjoin it there first");
   }
   FED_ASSIGN_OR_RETURN(auto ipam, ClusterIpam::open(client, info));
-  slot = std::make_unique<Member>(Member{client, std::move(info), std::move(ipam)});
-  return slot.get();
+  slot = std::make_shared<Member>(Member{client, std::move(info), std::move(ipam)});
+  return slot;
 }
 
 Result<std::string> MembershipReconciler::tunnel_address(const json& fc) {
@@ -166,7 +140,7 @@ Result<kube::Requeue> MembershipReconciler::join(const json& fc) {
   Member& mem = **m;
   ClusterIpam& hi = *host_.ipam;
   ClusterIpam& mi = *mem.ipam;
-  std::lock_guard host_ipam(hi.mutex());
+  std::scoped_lock ipams(hi.mutex(), mi.mutex());
   FED_ASSIGN_OR_RETURN(auto exchanged, exchange_networks({hi.ipam(), host_id, hi.local()},
                                                          {mi.ipam(), id, mi.local()}));
   const auto& host_view = exchanged.a_view_of_b;
@@ -230,6 +204,7 @@ Status MembershipReconciler::leave(const json& fc) {
     Member& mem = **m;
     FED_TRY(remove_if_present(*mem.client, fedapi::ref(fedapi::kPeering, host_id)));
     FED_TRY(remove_if_present(*mem.client, fedapi::ref(fedapi::kNatMapping, host_id)));
+    std::lock_guard member_ipam(mem.ipam->mutex());
     FED_TRY(mem.ipam->ipam().remove_cluster(host_id));
     FED_TRY(mem.ipam->save());
   } else {

@@ -15,6 +15,7 @@
 #include "federation/cluster_info.hpp"
 #include "federation/cluster_ipam.hpp"
 #include "federation/member_connections.hpp"
+#include "federation/peering_writer.hpp"
 #include "kube/informer.hpp"
 #include "kube/reconciler.hpp"
 
@@ -22,7 +23,6 @@ namespace fed::federation {
 
 inline constexpr std::string_view kFinalizer = "kubectl-fed.io/membership";
 inline constexpr std::string_view kTunnelAddressAnnotation = "kubectl-fed.io/tunnel-address";
-inline constexpr std::string_view kFieldManager = "fed-manager";
 
 struct HostCluster {
   std::shared_ptr<kube::DynamicClient> client;
@@ -37,17 +37,25 @@ class MembershipReconciler final : public kube::Reconciler {
 
   Result<kube::Requeue> reconcile(const kube::Request& request) override;
 
- private:
   struct Member {
     std::shared_ptr<kube::DynamicClient> client;
     ClusterInfo info;
     std::unique_ptr<ClusterIpam> ipam;
   };
+  struct JoinedMember {
+    std::shared_ptr<Member> member;
+    std::string tunnel_address;  // on the gateway's tunnel interface
+  };
+  // A member this controller has peered with the host (its FederatedCluster has a tunnel
+  // address): its connection and IPAM, shared with the direct-peering controller. NotFound
+  // when no FederatedCluster names it, Unavailable while it is not peered yet.
+  Result<JoinedMember> joined_member(const std::string& id);
 
+ private:
   Result<kube::Requeue> join(const nlohmann::json& fc);
   Status leave(const nlohmann::json& fc);
   // The member's client, info and IPAM (cached); a failure is reported in the status.
-  Result<Member*> member(const nlohmann::json& fc);
+  Result<std::shared_ptr<Member>> member(const nlohmann::json& fc);
   Result<std::string> tunnel_address(const nlohmann::json& fc);
   Status set_finalizer(const nlohmann::json& fc, bool present);
   Status report(const nlohmann::json& fc, const std::string& reason, const std::string& message,
@@ -58,7 +66,7 @@ class MembershipReconciler final : public kube::Reconciler {
   kube::Informer& clusters_;
   MemberConnections connections_;
   std::mutex mu_;  // members_ (one worker today; cheap insurance for more)
-  std::map<std::string, std::unique_ptr<Member>> members_;
+  std::map<std::string, std::shared_ptr<Member>> members_;
 };
 
 }  // namespace fed::federation

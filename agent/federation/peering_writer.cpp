@@ -1,0 +1,53 @@
+#include "federation/peering_writer.hpp"
+
+#include "fedapi/condition.hpp"
+#include "fedapi/group.hpp"
+#include "util/rfc3339.hpp"
+
+namespace fed::federation {
+namespace {
+
+using nlohmann::json;
+
+fedapi::TunnelState tunnel_state_of(const json& peering) {
+  const std::string s = peering.value("status", json::object())
+                            .value("tunnel", json::object())
+                            .value("state", "Pending");
+  if (s == "Connected") return fedapi::TunnelState::Connected;
+  if (s == "Connecting") return fedapi::TunnelState::Connecting;
+  if (s == "Error") return fedapi::TunnelState::Error;
+  return fedapi::TunnelState::Pending;
+}
+
+}  // namespace
+
+// Applies one side's Peering and its manager-owned status; returns the tunnel state the
+// gateway's agent reported in it.
+Result<fedapi::TunnelState> apply_peering(kube::DynamicClient& c, const PeeringSide& side) {
+  const auto ref = fedapi::ref(fedapi::kPeering, side.peer_id);
+  auto applied =
+      c.apply(ref, peering_object(side), kube::ApplyOptions{std::string(kFieldManager), true});
+  if (!applied) {
+    return fail(applied.error().code(), "Peering " + side.peer_id + " in " + side.local_id + ": " +
+                                            applied.error().to_error().message());
+  }
+  fedapi::PeeringStatus status = peering_network_status(side);
+  status.conditions = fedapi::read_conditions((*applied).value("status", json::object()));
+  fedapi::set_condition(status.conditions,
+                        {"NetworkReady", networks_complete(side) ? "True" : "False",
+                         networks_complete(side) ? "Exchanged" : "Exchanging",
+                         "networks exchanged with " + side.peer_id, "",
+                         (*applied)["metadata"].value("generation", std::int64_t{0})},
+                        util::format_rfc3339(std::chrono::system_clock::now()));
+  status.observed_generation = (*applied)["metadata"].value("generation", std::int64_t{0});
+  json body = status;
+  body.erase("tunnel");  // the gateway's agent owns it
+  auto patched = c.patch_status(ref, kube::PatchType::Merge, json{{"status", body}}.dump());
+  if (!patched) {
+    return fail(patched.error().code(), "Peering " + side.peer_id + " status in " + side.local_id +
+                                            ": " + patched.error().to_error().message());
+  }
+  return tunnel_state_of(*patched);
+}
+
+}  // namespace fed::federation

@@ -1,0 +1,17 @@
+#pragma once
+// Writes one side's Peering (spec by server-side apply, the manager's status fields by a merge
+// patch) and returns the tunnel state that side's gateway agent reported in it. Shared by the
+// membership (host <-> member) and direct-peering (member <-> member) controllers.
+
+#include "fedapi/peering.hpp"
+#include "federation/peering_builder.hpp"
+#include "kube/dynamic_client.hpp"
+#include "result/result.hpp"
+
+namespace fed::federation {
+
+inline constexpr std::string_view kFieldManager = "fed-manager";
+
+Result<fedapi::TunnelState> apply_peering(kube::DynamicClient& client, const PeeringSide& side);
+
+}  // namespace fed::federation
