@@ -45,18 +45,33 @@ Status ManagerRunner::start(const agent::RoleContext& ctx) {
       std::make_unique<kube::Controller>(*endpoint_reconciler_, std::move(endpoint_options));
   endpoint_controller_->watch(*endpoint_mappings_);
 
+  direct_peerings_ =
+      std::make_unique<kube::Informer>(host_, fedapi::ref(fedapi::kDirectPeering, ""));
+  direct_reconciler_ =
+      std::make_unique<DirectPeeringReconciler>(host_, *direct_peerings_, *membership_);
+  kube::ControllerOptions direct_options;
+  direct_options.name = "direct-peering";
+  direct_options.workers = 1;  // member IPAMs are locked per pair; one link at a time is plenty
+  direct_controller_ =
+      std::make_unique<kube::Controller>(*direct_reconciler_, std::move(direct_options));
+  direct_controller_->watch(*direct_peerings_);
+
   clusters_->start();
   endpoint_mappings_->start();
+  direct_peerings_->start();
   FED_TRY(controller_->start());
   FED_TRY(endpoint_controller_->start());
+  FED_TRY(direct_controller_->start());
   ready_ = true;
   return ok();
 }
 
 void ManagerRunner::stop() {
   ready_ = false;
+  if (direct_controller_) direct_controller_->stop();
   if (endpoint_controller_) endpoint_controller_->stop();
   if (controller_) controller_->stop();
+  if (direct_peerings_) direct_peerings_->stop();
   if (endpoint_mappings_) endpoint_mappings_->stop();
   if (clusters_) clusters_->stop();
 }

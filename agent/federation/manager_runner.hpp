@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "federation/cluster_ipam.hpp"
+#include "federation/direct_peering_reconciler.hpp"
 #include "federation/endpoint_mapping_reconciler.hpp"
 #include "federation/membership_reconciler.hpp"
 #include "kube/controller.hpp"
@@ -34,6 +35,9 @@ class ManagerRunner final : public agent::RoleRunner {
   std::unique_ptr<kube::Informer> endpoint_mappings_;
   std::unique_ptr<EndpointMappingReconciler> endpoint_reconciler_;
   std::unique_ptr<kube::Controller> endpoint_controller_;
+  std::unique_ptr<kube::Informer> direct_peerings_;
+  std::unique_ptr<DirectPeeringReconciler> direct_reconciler_;
+  std::unique_ptr<kube::Controller> direct_controller_;
   std::atomic<bool> ready_{false};
 };
 

@@ -4,6 +4,7 @@
 #include "cmd/etcd.hpp"
 #include "cmd/init.hpp"
 #include "cmd/join.hpp"
+#include "cmd/peer.hpp"
 #include "cmd/reconfigure.hpp"
 #include "cmd/status.hpp"
 #include "cmd/unjoin.hpp"
@@ -14,7 +15,7 @@ namespace fed::plugin {
 const std::vector<const Command*>& commands() {
   // Explicit wiring, sorted by name. One line per verb.
   static const std::vector<const Command*> kCommands = {
-      &kCompletionCommand,  &kEtcdCommand,   &kInitCommand,   &kJoinCommand,
+      &kCompletionCommand,  &kEtcdCommand,   &kInitCommand,   &kJoinCommand,    &kPeerCommand,
       &kReconfigureCommand, &kStatusCommand, &kUnjoinCommand, &kVersionCommand,
   };
   return kCommands;

@@ -38,6 +38,7 @@ inline constexpr Kind kFederatedCluster{"FederatedCluster", "federatedclusters",
 inline constexpr Kind kPeering{"Peering", "peerings", "PeeringList"};
 inline constexpr Kind kIpamState{"IpamState", "ipamstates", "IpamStateList"};
 inline constexpr Kind kNatMapping{"NatMapping", "natmappings", "NatMappingList"};
+inline constexpr Kind kDirectPeering{"DirectPeering", "directpeerings", "DirectPeeringList"};
 inline constexpr Kind kEndpointMapping{"EndpointMapping", "endpointmappings",
                                        "EndpointMappingList"};
 inline constexpr Kind kNamespaceOffloading{"NamespaceOffloading", "namespaceoffloadings",

@@ -9,6 +9,7 @@
 #include "cmd/cluster_facts.hpp"
 #include "cmd/init.hpp"
 #include "cmd/join.hpp"
+#include "cmd/peer.hpp"
 
 using namespace fed::plugin;
 
@@ -181,4 +182,18 @@ TEST_CASE("--dry-run, --timeout and overlapping discovered ranges") {
   expect_invalid(check_disjoint({*parse_ipv4_cidr("10.0.0.0/16"), "the discovered PodCIDR"},
                                 {*parse_ipv4_cidr("10.0.0.0/24"), "--service-cidr"}),
                  {"the discovered PodCIDR 10.0.0.0/16", "--service-cidr 10.0.0.0/24"});
+}
+
+TEST_CASE("peer A B: two different members; the link's name does not depend on the order") {
+  PeerOptions o;
+  expect_invalid(validate_peer_args(o), {"two members"});
+  o.a = "c2";
+  o.b = "C3";
+  expect_invalid(validate_peer_args(o), {"B", "DNS label"});
+  o.b = "c2";
+  expect_invalid(validate_peer_args(o), {"different members"});
+  o.b = "c3";
+  CHECK(validate_peer_args(o));
+  CHECK(direct_peering_name("c3", "c2") == "c2.c3");
+  CHECK(direct_peering_name("c2", "c3") == "c2.c3");
 }

@@ -1,0 +1,144 @@
+#include "federation/direct_peering_reconciler.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <mutex>
+
+#include "fedapi/condition.hpp"
+#include "fedapi/group.hpp"
+#include "federation/network_exchange.hpp"
+#include "federation/object_edits.hpp"
+#include "federation/peering_writer.hpp"
+#include "util/rfc3339.hpp"
+
+namespace fed::federation {
+namespace {
+
+using nlohmann::json;
+using namespace std::chrono_literals;
+
+kube::ResourceRef object_ref(const json& object) {
+  return fedapi::ref(fedapi::kDirectPeering, object["metadata"].value("name", ""));
+}
+
+// spec.clusters: exactly two distinct member ids (the schema says so too).
+Result<std::pair<std::string, std::string>> pair_of(const json& object) {
+  const json clusters = object.value("spec", json::object()).value("clusters", json::array());
+  if (clusters.size() != 2 || !clusters[0].is_string() || !clusters[1].is_string() ||
+      clusters[0] == clusters[1]) {
+    return fail(ErrorCode::Invalid, "spec.clusters must name two different members");
+  }
+  return std::pair{clusters[0].get<std::string>(), clusters[1].get<std::string>()};
+}
+
+}  // namespace
+
+DirectPeeringReconciler::DirectPeeringReconciler(std::shared_ptr<kube::DynamicClient> host,
+                                                 kube::Informer& peerings,
+                                                 MembershipReconciler& membership)
+    : host_(std::move(host)), peerings_(peerings), membership_(membership) {}
+
+Result<kube::Requeue> DirectPeeringReconciler::reconcile(const kube::Request& request) {
+  auto object = peerings_.store().get("", request.name);
+  if (!object) return kube::Requeue{};
+  const json& dp = *object;
+  FED_ASSIGN_OR_RETURN(auto pair, pair_of(dp));
+  const bool finalized = has_finalizer(dp, kDirectPeeringFinalizer);
+  if (dp["metadata"].contains("deletionTimestamp")) {
+    if (!finalized) return kube::Requeue{};
+    FED_TRY(unlink(pair.first, pair.second));
+    FED_TRY(set_finalizer(*host_, object_ref(dp), dp, kDirectPeeringFinalizer, false));
+    return kube::Requeue{};
+  }
+  if (!finalized) {
+    FED_TRY(set_finalizer(*host_, object_ref(dp), dp, kDirectPeeringFinalizer, true));
+    return kube::Requeue{};
+  }
+  return link(dp, pair.first, pair.second);
+}
+
+Result<kube::Requeue> DirectPeeringReconciler::link(const json& dp, const std::string& a_id,
+                                                    const std::string& b_id) {
+  auto a = membership_.joined_member(a_id);
+  auto b = a ? membership_.joined_member(b_id) : a;
+  if (!a || !b) {
+    const auto& e = a ? b.error() : a.error();
+    FED_TRY(report(dp, false, "MemberNotReady", e.message(), json()));
+    return kube::Requeue{5s};
+  }
+  auto& am = *a->member;
+  auto& bm = *b->member;
+  fedapi::TunnelState a_tunnel, b_tunnel;
+  {
+    std::scoped_lock ipams(am.ipam->mutex(), bm.ipam->mutex());
+    FED_TRY(exchange_networks({am.ipam->ipam(), a_id, am.ipam->local()},
+                              {bm.ipam->ipam(), b_id, bm.ipam->local()}));
+    FED_TRY(am.ipam->save());
+    FED_TRY(bm.ipam->save());
+    FED_ASSIGN_OR_RETURN(auto a_gw, read_gateway_info(*am.client));
+    FED_ASSIGN_OR_RETURN(auto b_gw, read_gateway_info(*bm.client));
+    FED_ASSIGN_OR_RETURN(auto a_state, am.ipam->ipam().cluster(b_id));
+    FED_ASSIGN_OR_RETURN(auto b_state, bm.ipam->ipam().cluster(a_id));
+    const PeeringSide a_side{a_id, b_id, am.ipam->local(),  a_state,
+                             a_gw, b_gw, a->tunnel_address, b->tunnel_address};
+    const PeeringSide b_side{b_id, a_id, bm.ipam->local(),  b_state,
+                             b_gw, a_gw, b->tunnel_address, a->tunnel_address};
+    FED_ASSIGN_OR_RETURN(a_tunnel, apply_peering(*am.client, a_side));
+    FED_ASSIGN_OR_RETURN(b_tunnel, apply_peering(*bm.client, b_side));
+  }
+  const bool connected =
+      a_tunnel == fedapi::TunnelState::Connected && b_tunnel == fedapi::TunnelState::Connected;
+  const auto pair_state =
+      a_tunnel == fedapi::TunnelState::Error || b_tunnel == fedapi::TunnelState::Error
+          ? fedapi::TunnelState::Error
+          : std::min(a_tunnel, b_tunnel);
+  json tunnel{{"state", std::string(fedapi::to_string(pair_state))}, {"backend", "wireguard"}};
+  FED_TRY(report(dp, connected, connected ? "Peered" : "TunnelPending",
+                 connected ? a_id + " and " + b_id + " are peered directly"
+                           : "waiting for the gateways of " + a_id + " and " + b_id +
+                                 " to report the tunnel connected",
+                 tunnel));
+  // The gateways report the handshake in the members' Peerings, which are not watched here.
+  return kube::Requeue{connected ? 60s : 1s};
+}
+
+Status DirectPeeringReconciler::unlink(const std::string& a_id, const std::string& b_id) {
+  for (const auto& [self, other] : {std::pair{a_id, b_id}, std::pair{b_id, a_id}}) {
+    auto m = membership_.joined_member(self);
+    if (!m) {
+      // An unjoined member took its objects with it; the other side is still cleaned.
+      spdlog::warn("unpeer {} {}: {} ({}); cleaning the other side only", a_id, b_id, self,
+                   m.error().message());
+      continue;
+    }
+    auto& member = *m->member;
+    FED_TRY(remove_if_present(*member.client, fedapi::ref(fedapi::kPeering, other)));
+    FED_TRY(remove_if_present(*member.client, fedapi::ref(fedapi::kNatMapping, other)));
+    std::lock_guard lock(member.ipam->mutex());
+    FED_TRY(member.ipam->ipam().remove_cluster(other));
+    FED_TRY(member.ipam->save());
+  }
+  spdlog::info("members {} and {} are no longer peered directly", a_id, b_id);
+  return ok();
+}
+
+Status DirectPeeringReconciler::report(const json& dp, bool ready, const std::string& reason,
+                                       const std::string& message, const json& tunnel) {
+  const auto generation = dp["metadata"].value("generation", std::int64_t{0});
+  const json current = dp.value("status", json::object());
+  auto conditions = fedapi::read_conditions(current);
+  fedapi::set_condition(conditions,
+                        {"Ready", ready ? "True" : "False", reason, message, "", generation},
+                        util::format_rfc3339(std::chrono::system_clock::now()));
+  json status{{"observedGeneration", generation}, {"tunnel", tunnel}};
+  fedapi::write_conditions(status, conditions);
+  json merged = current;
+  merged.merge_patch(status);
+  if (merged == current) return ok();
+  auto r =
+      host_->patch_status(object_ref(dp), kube::PatchType::Merge, json{{"status", status}}.dump());
+  if (!r && !r.error().is_not_found()) return r.error().to_error();
+  return ok();
+}
+
+}  // namespace fed::federation
