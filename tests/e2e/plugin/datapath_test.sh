@@ -163,6 +163,29 @@ YAML
   k c1 delete endpointmapping other-for-c2 c3-listener-for-c2 --timeout=30s >/dev/null
   expect_eq "$mode: UnmapEndpointIP: c1's NatMapping for c2 is empty again" \
     "$(k c1 get natmapping c2 -o json | jq -r '.spec.mappings | length')" 0
+
+  # Mesh: `peer c2 c3` links the spokes directly; c2's pod reaches c3's pod at its address as
+  # c2 sees it (c2's remap of c3's PodCIDR), and c3 sees c2's pod at c3's remap of c2's.
+  ok_run peer peer c2 c3 --context c1 --wait --timeout 2m -o json
+  expect_eq "$mode: peer c2 c3 --wait" "$(jq -r '.result + " " + (.ready | tostring)' "$work/peer.out")" "peered true"
+  local c3_on_c2 c2_on_c3 direct
+  c3_on_c2=$(k c2 get peering c3 -o jsonpath='{.status.remotePodCIDR}')
+  c2_on_c3=$(k c3 get peering c2 -o jsonpath='{.status.remotePodCIDR}')
+  direct=$lip
+  [ "$c3_on_c2" = None ] || direct=$(netmap "$lip" "$(k c2 get peering c3 -o jsonpath='{.spec.peerPodCIDR}')" "$c3_on_c2")
+  probe_pod c2 node2 mesh --dial "$direct:7946" --timeout 60s
+  eventually 90 "$mode: the dialler on c2 finished" bash -c \
+    "[ \"\$(kubectl --kubeconfig $("$TESTBED" kubeconfig c2) get pod mesh -o jsonpath='{.status.phase}')\" = Succeeded ]"
+  dip=$(k c2 get pod mesh -o jsonpath='{.status.podIP}')
+  want=$dip
+  [ "$c2_on_c3" = None ] || want=$(netmap "$dip" "$(k c3 get peering c2 -o jsonpath='{.spec.peerPodCIDR}')" "$c2_on_c3")
+  expect_eq "$mode: c2/node2 -> c3/node2 directly ($direct): c3 saw c2's pod $dip as $want" "$(k c2 logs mesh)" "kubectl-fed-probe c3 from $want"
+  k c2 delete pod mesh --now >/dev/null
+  run peer2 peer c3 c2 --context c1 -o json
+  expect_eq "$mode: peer c3 c2 again" "$(jq -r .result "$work/peer2.out")" alreadyPeered
+  ok_run unpeer peer c2 c3 --context c1 --remove --wait -o json
+  expect_eq "$mode: peer --remove: the members' Peerings for each other are gone" \
+    "$(k c2 get peering c3 -o name --ignore-not-found)$(k c3 get peering c2 -o name --ignore-not-found)" ""
   k c3 delete pod listener --now >/dev/null
 
   # Kill the manager during a join, join again: converges, nothing allocated twice.
