@@ -4,12 +4,10 @@
 
 #include <mutex>
 
-#include "fedapi/condition.hpp"
 #include "fedapi/group.hpp"
 #include "federation/network_exchange.hpp"
 #include "federation/object_edits.hpp"
 #include "federation/peering_writer.hpp"
-#include "util/rfc3339.hpp"
 
 namespace fed::federation {
 namespace {
@@ -124,21 +122,8 @@ Status DirectPeeringReconciler::unlink(const std::string& a_id, const std::strin
 
 Status DirectPeeringReconciler::report(const json& dp, bool ready, const std::string& reason,
                                        const std::string& message, const json& tunnel) {
-  const auto generation = dp["metadata"].value("generation", std::int64_t{0});
-  const json current = dp.value("status", json::object());
-  auto conditions = fedapi::read_conditions(current);
-  fedapi::set_condition(conditions,
-                        {"Ready", ready ? "True" : "False", reason, message, "", generation},
-                        util::format_rfc3339(std::chrono::system_clock::now()));
-  json status{{"observedGeneration", generation}, {"tunnel", tunnel}};
-  fedapi::write_conditions(status, conditions);
-  json merged = current;
-  merged.merge_patch(status);
-  if (merged == current) return ok();
-  auto r =
-      host_->patch_status(object_ref(dp), kube::PatchType::Merge, json{{"status", status}}.dump());
-  if (!r && !r.error().is_not_found()) return r.error().to_error();
-  return ok();
+  return patch_ready_status(*host_, object_ref(dp), dp, {{"tunnel", tunnel}}, ready, reason,
+                            message);
 }
 
 }  // namespace fed::federation

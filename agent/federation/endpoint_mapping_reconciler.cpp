@@ -4,11 +4,9 @@
 
 #include <mutex>
 
-#include "fedapi/condition.hpp"
 #include "fedapi/group.hpp"
 #include "fedapi/nat_mapping.hpp"
 #include "federation/object_edits.hpp"
-#include "util/rfc3339.hpp"
 
 namespace fed::federation {
 namespace {
@@ -124,23 +122,10 @@ Status EndpointMappingReconciler::write_nat_mapping(const std::string& peer) {
 Status EndpointMappingReconciler::report(const json& em, const std::string& address,
                                          const std::string& path, bool ready,
                                          const std::string& reason, const std::string& message) {
-  const auto generation = em["metadata"].value("generation", std::int64_t{0});
-  const json current = em.value("status", json::object());
-  auto conditions = fedapi::read_conditions(current);
-  fedapi::set_condition(conditions,
-                        {"Ready", ready ? "True" : "False", reason, message, "", generation},
-                        util::format_rfc3339(std::chrono::system_clock::now()));
-  json status{{"observedGeneration", generation},
-              {"address", address.empty() ? json(nullptr) : json(address)},
-              {"path", path.empty() ? json(nullptr) : json(path)}};
-  fedapi::write_conditions(status, conditions);
-  json merged = current;
-  merged.merge_patch(status);
-  if (merged == current) return ok();
-  auto r = host_.client->patch_status(mapping_ref(em), kube::PatchType::Merge,
-                                      json{{"status", status}}.dump());
-  if (!r && !r.error().is_not_found()) return r.error().to_error();
-  return ok();
+  return patch_ready_status(*host_.client, mapping_ref(em), em,
+                            {{"address", address.empty() ? json(nullptr) : json(address)},
+                             {"path", path.empty() ? json(nullptr) : json(path)}},
+                            ready, reason, message);
 }
 
 }  // namespace fed::federation

@@ -1,7 +1,11 @@
 #include "federation/object_edits.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <string>
+
+#include "fedapi/condition.hpp"
+#include "util/rfc3339.hpp"
 
 namespace fed::federation {
 
@@ -23,6 +27,26 @@ Status set_finalizer(kube::DynamicClient& client, const kube::ResourceRef& ref, 
               {{"resourceVersion", object["metadata"].value("resourceVersion", "")},
                {"finalizers", list}}}};
   auto r = client.patch(ref, kube::PatchType::Merge, patch.dump());
+  if (!r && !r.error().is_not_found()) return r.error().to_error();
+  return ok();
+}
+
+Status patch_ready_status(kube::DynamicClient& client, const kube::ResourceRef& ref,
+                          const json& object, json fields, bool ready, const std::string& reason,
+                          const std::string& message) {
+  const auto generation = object["metadata"].value("generation", std::int64_t{0});
+  const json current = object.value("status", json::object());
+  auto conditions = fedapi::read_conditions(current);
+  fedapi::set_condition(conditions,
+                        {"Ready", ready ? "True" : "False", reason, message, "", generation},
+                        util::format_rfc3339(std::chrono::system_clock::now()));
+  json status = std::move(fields);
+  status["observedGeneration"] = generation;
+  fedapi::write_conditions(status, conditions);
+  json merged = current;
+  merged.merge_patch(status);
+  if (merged == current) return ok();
+  auto r = client.patch_status(ref, kube::PatchType::Merge, json{{"status", status}}.dump());
   if (!r && !r.error().is_not_found()) return r.error().to_error();
   return ok();
 }

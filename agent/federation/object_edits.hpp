@@ -2,6 +2,7 @@
 // Small edits every federation controller makes to API objects: finalizers on and off, and
 // deletes that treat "already gone" as done.
 
+#include <string>
 #include <string_view>
 
 #include <nlohmann/json.hpp>
@@ -17,6 +18,13 @@ bool has_finalizer(const nlohmann::json& object, std::string_view finalizer);
 // resourceVersion). An object already gone is not an error.
 Status set_finalizer(kube::DynamicClient& client, const kube::ResourceRef& ref,
                      const nlohmann::json& object, std::string_view finalizer, bool present);
+
+// Sets the Ready condition (with `object`'s generation) and the other `fields` of the status of
+// the object at `ref`, by a merge patch (null fields removed) sent only when it changes
+// something. An object already gone is not an error.
+Status patch_ready_status(kube::DynamicClient& client, const kube::ResourceRef& ref,
+                          const nlohmann::json& object, nlohmann::json fields, bool ready,
+                          const std::string& reason, const std::string& message);
 
 // Deletes `ref`, treating "already gone" as done.
 Status remove_if_present(kube::DynamicClient& client, const kube::ResourceRef& ref);
