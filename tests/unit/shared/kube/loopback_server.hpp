@@ -17,6 +17,8 @@
 #include <utility>
 #include <vector>
 
+#include "test_pki.hpp"
+
 namespace fed::kube::testing {
 
 struct TestRequest {
@@ -102,18 +104,5 @@ class LoopbackServer final {
 
 // A port on 127.0.0.1 with nothing listening (bound, then closed).
 int unused_port();
-
-// Test PKI built with OpenSSL: a CA, and certificates it signs.
-struct KeyPair {
-  std::string cert_pem, key_pem;
-};
-struct TestPki {
-  KeyPair ca;
-  // A server certificate for the given DNS names and IP addresses.
-  KeyPair server(const std::vector<std::string>& dns, const std::vector<std::string>& ips) const;
-  // A client certificate with this common name.
-  KeyPair client(const std::string& common_name) const;
-  static TestPki create(const std::string& ca_name = "fed-test-ca");
-};
 
 }  // namespace fed::kube::testing
