@@ -20,8 +20,13 @@ const kube::ResourceRef& state_ref() {
 Result<std::unique_ptr<ClusterIpam>> ClusterIpam::open(std::shared_ptr<kube::DynamicClient> client,
                                                        const ClusterInfo& info) {
   std::unique_ptr<ClusterIpam> self(new ClusterIpam(std::move(client), info));
-  FED_TRY(self->load());
-  FED_TRY(self->save());
+  std::uint64_t installed = 0;
+  {
+    std::lock_guard lock(self->mu_);
+    FED_TRY(self->load());
+    installed = self->ticket();
+  }
+  FED_TRY(self->save(installed));
   return self;
 }
 
@@ -46,9 +51,38 @@ Status ClusterIpam::load() {
   return ok();
 }
 
-Status ClusterIpam::save() {
-  auto state = ipam_.snapshot();
-  if (state == saved_ && !resource_version_.empty()) return ok();
+Status ClusterIpam::save(std::uint64_t ticket) {
+  FED_TRY(commit_.commit());
+  std::lock_guard lock(mu_);
+  if (ticket <= lost_through_) {
+    return fail(ErrorCode::Conflict,
+                "IpamState ipam was changed by someone else; the stored state was reloaded and "
+                "this change dropped, the next pass makes it again");
+  }
+  return ok();
+}
+
+Status ClusterIpam::remove_peer(std::string_view cluster_id) {
+  std::uint64_t removed = 0;
+  {
+    std::lock_guard lock(mu_);
+    FED_TRY(ipam_.remove_cluster(cluster_id));
+    removed = ticket();
+  }
+  return save(removed);
+}
+
+Status ClusterIpam::write() {
+  fabric::ipam::IpamState state;
+  std::string version;
+  {
+    std::lock_guard lock(mu_);
+    state = ipam_.snapshot();
+    if (state == saved_ && !resource_version_.empty()) return ok();
+    version = resource_version_;
+  }
+  // Serialised and sent without mu_: the endpoint controller keeps mapping meanwhile, and its
+  // changes go into the next write.
   json object{{"apiVersion", std::string(fedapi::kApiVersion)},
               {"kind", std::string(fedapi::kIpamState.kind)},
               {"metadata",
@@ -56,13 +90,16 @@ Status ClusterIpam::save() {
                 {"labels", {{"app.kubernetes.io/part-of", "kubectl-fed"}}}}},
               {"spec", fabric::ipam::state_to_json(state)}};
   kube::ApiResult<json> written = [&] {
-    if (resource_version_.empty()) return client_->create(state_ref().collection(), object);
-    object["metadata"]["resourceVersion"] = resource_version_;
+    if (version.empty()) return client_->create(state_ref().collection(), object);
+    object["metadata"]["resourceVersion"] = version;
     return client_->update(state_ref(), object);
   }();
+  std::lock_guard lock(mu_);
   if (!written) {
     std::string message = "saving IpamState ipam: " + written.error().to_error().message();
     if (written.error().code() == ErrorCode::Conflict) {
+      // Only this function writes, one call at a time, so the conflict came from outside.
+      lost_through_ = changes_;
       auto reloaded = load();
       message += reloaded ? "; reloaded the stored state, the next pass starts from it"
                           : "; reloading it failed too: " + reloaded.error().message();

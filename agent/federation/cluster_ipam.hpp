@@ -2,15 +2,22 @@
 // One cluster's IPAM as the manager keeps it: the Ipam restored from the cluster's IpamState
 // "ipam" object, installed with the cluster's own ranges, and written back after every change,
 // so a restarted manager allocates nothing twice and loses no mapping (spec 002 §2.5).
+//
+// The object holds the whole state (about 50 bytes per mapping), so writes are group commits:
+// one in flight, and every change made meanwhile goes into the next. A burst of endpoint
+// mappings then costs a few writes, not one per mapping.
 
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 
 #include "fabric/ipam/ipam.hpp"
 #include "federation/cluster_info.hpp"
 #include "kube/dynamic_client.hpp"
 #include "result/result.hpp"
+#include "util/group_commit.hpp"
 
 namespace fed::federation {
 
@@ -22,32 +29,47 @@ class ClusterIpam final {
   static Result<std::unique_ptr<ClusterIpam>> open(std::shared_ptr<kube::DynamicClient> client,
                                                    const ClusterInfo& info);
 
-  // Every controller that uses ipam() and save() holds mutex() meanwhile: the host's IPAM is
-  // shared by the membership and endpoint-mapping controllers.
+  // Every controller that uses ipam() holds mutex() meanwhile: the host's IPAM is shared by
+  // the membership and endpoint-mapping controllers.
   std::mutex& mutex() { return mu_; }
   fabric::ipam::Ipam& ipam() { return ipam_; }
   const fabric::ipam::LocalNetworks& local() const { return local_; }
 
-  // Writes the state when it differs from what was last read or written. The write is
-  // conditional on the resourceVersion: Conflict when someone else changed (or created) the
-  // object — another manager, e.g. one killed but still running — and then the state is
-  // reloaded from the API, dropping this pass's unsaved changes, so the caller's retry starts
-  // from what is stored instead of failing forever.
-  Status save();
+  // The caller holds mutex() and has just changed (or may have changed) the IPAM: names that
+  // change for save().
+  std::uint64_t ticket() { return ++changes_; }
+
+  // The caller does not hold mutex(). Returns once the state including change `ticket` is
+  // stored (by this caller's write or one it shared). A write happens only when the state
+  // differs from what was last read or written, and is conditional on the resourceVersion:
+  // Conflict when someone else changed (or created) the object — another manager, e.g. one
+  // killed but still running — and then the state is reloaded from the API. That drops every
+  // change not yet stored, so their save() fails with Conflict too and their callers' retries
+  // start from what is stored instead of failing forever.
+  Status save(std::uint64_t ticket);
+
+  // Forgets a peer (its remaps and the endpoints mapped for it) and stores that; the caller
+  // does not hold mutex().
+  Status remove_peer(std::string_view cluster_id);
 
  private:
   ClusterIpam(std::shared_ptr<kube::DynamicClient> client, ClusterInfo info)
-      : client_(std::move(client)), info_(std::move(info)) {}
-  // Restores the stored state (if any) and installs the cluster's ranges.
+      : client_(std::move(client)), info_(std::move(info)), commit_([this] { return write(); }) {}
+  // Restores the stored state (if any) and installs the cluster's ranges (mutex() held).
   Status load();
+  // The group commit's flush: writes the current state if it changed.
+  Status write();
 
   std::shared_ptr<kube::DynamicClient> client_;
   ClusterInfo info_;
   fabric::ipam::Ipam ipam_;
   fabric::ipam::LocalNetworks local_;
   fabric::ipam::IpamState saved_;
-  std::string resource_version_;  // "" while the object does not exist
+  std::string resource_version_;    // "" while the object does not exist
+  std::uint64_t changes_ = 0;       // tickets handed out
+  std::uint64_t lost_through_ = 0;  // tickets whose changes a reload dropped
   std::mutex mu_;
+  util::GroupCommit commit_;
 };
 
 }  // namespace fed::federation

@@ -68,15 +68,21 @@ Result<kube::Requeue> DirectPeeringReconciler::link(const json& dp, const std::s
   auto& bm = *b->member;
   fedapi::TunnelState a_tunnel, b_tunnel;
   {
-    std::scoped_lock ipams(am.ipam->mutex(), bm.ipam->mutex());
-    FED_TRY(exchange_networks({am.ipam->ipam(), a_id, am.ipam->local()},
-                              {bm.ipam->ipam(), b_id, bm.ipam->local()}));
-    FED_TRY(am.ipam->save());
-    FED_TRY(bm.ipam->save());
+    fabric::ipam::ClusterState a_state, b_state;
+    std::uint64_t a_change = 0, b_change = 0;
+    {
+      std::scoped_lock ipams(am.ipam->mutex(), bm.ipam->mutex());
+      FED_TRY(exchange_networks({am.ipam->ipam(), a_id, am.ipam->local()},
+                                {bm.ipam->ipam(), b_id, bm.ipam->local()}));
+      FED_ASSIGN_OR_RETURN(a_state, am.ipam->ipam().cluster(b_id));
+      FED_ASSIGN_OR_RETURN(b_state, bm.ipam->ipam().cluster(a_id));
+      a_change = am.ipam->ticket();
+      b_change = bm.ipam->ticket();
+    }
+    FED_TRY(am.ipam->save(a_change));
+    FED_TRY(bm.ipam->save(b_change));
     FED_ASSIGN_OR_RETURN(auto a_gw, read_gateway_info(*am.client));
     FED_ASSIGN_OR_RETURN(auto b_gw, read_gateway_info(*bm.client));
-    FED_ASSIGN_OR_RETURN(auto a_state, am.ipam->ipam().cluster(b_id));
-    FED_ASSIGN_OR_RETURN(auto b_state, bm.ipam->ipam().cluster(a_id));
     const PeeringSide a_side{a_id, b_id, am.ipam->local(),  a_state,
                              a_gw, b_gw, a->tunnel_address, b->tunnel_address};
     const PeeringSide b_side{b_id, a_id, bm.ipam->local(),  b_state,
@@ -112,9 +118,7 @@ Status DirectPeeringReconciler::unlink(const std::string& a_id, const std::strin
     auto& member = *m->member;
     FED_TRY(remove_if_present(*member.client, fedapi::ref(fedapi::kPeering, other)));
     FED_TRY(remove_if_present(*member.client, fedapi::ref(fedapi::kNatMapping, other)));
-    std::lock_guard lock(member.ipam->mutex());
-    FED_TRY(member.ipam->ipam().remove_cluster(other));
-    FED_TRY(member.ipam->save());
+    FED_TRY(member.ipam->remove_peer(other));
   }
   spdlog::info("members {} and {} are no longer peered directly", a_id, b_id);
   return ok();

@@ -140,19 +140,26 @@ Result<kube::Requeue> MembershipReconciler::join(const json& fc) {
   Member& mem = **m;
   ClusterIpam& hi = *host_.ipam;
   ClusterIpam& mi = *mem.ipam;
-  std::scoped_lock ipams(hi.mutex(), mi.mutex());
-  FED_ASSIGN_OR_RETURN(auto exchanged, exchange_networks({hi.ipam(), host_id, hi.local()},
-                                                         {mi.ipam(), id, mi.local()}));
+  ExchangeResult exchanged;
+  fabric::ipam::ClusterState host_state, member_state;
+  std::uint64_t host_change = 0, member_change = 0;
+  {
+    std::scoped_lock ipams(hi.mutex(), mi.mutex());
+    FED_ASSIGN_OR_RETURN(exchanged, exchange_networks({hi.ipam(), host_id, hi.local()},
+                                                      {mi.ipam(), id, mi.local()}));
+    FED_ASSIGN_OR_RETURN(host_state, hi.ipam().cluster(id));
+    FED_ASSIGN_OR_RETURN(member_state, mi.ipam().cluster(host_id));
+    host_change = hi.ticket();
+    member_change = mi.ticket();
+  }
   const auto& host_view = exchanged.a_view_of_b;
   const auto& member_view = exchanged.b_view_of_a;
-  FED_TRY(hi.save());
-  FED_TRY(mi.save());
+  FED_TRY(hi.save(host_change));
+  FED_TRY(mi.save(member_change));
 
   FED_ASSIGN_OR_RETURN(auto host_gw, read_gateway_info(*host_.client));
   FED_ASSIGN_OR_RETURN(auto member_gw, read_gateway_info(*mem.client));
   FED_ASSIGN_OR_RETURN(auto member_addr, tunnel_address(fc));
-  FED_ASSIGN_OR_RETURN(auto host_state, hi.ipam().cluster(id));
-  FED_ASSIGN_OR_RETURN(auto member_state, mi.ipam().cluster(host_id));
   const PeeringSide host_side{
       host_id,    id, hi.local(), host_state, host_gw, member_gw, std::string(kHostTunnelAddress),
       member_addr};
@@ -204,9 +211,7 @@ Status MembershipReconciler::leave(const json& fc) {
     Member& mem = **m;
     FED_TRY(remove_if_present(*mem.client, fedapi::ref(fedapi::kPeering, host_id)));
     FED_TRY(remove_if_present(*mem.client, fedapi::ref(fedapi::kNatMapping, host_id)));
-    std::lock_guard member_ipam(mem.ipam->mutex());
-    FED_TRY(mem.ipam->ipam().remove_cluster(host_id));
-    FED_TRY(mem.ipam->save());
+    FED_TRY(mem.ipam->remove_peer(host_id));
   } else {
     // Unjoin removes the member's objects itself; the host side must not wait for it.
     spdlog::warn("unjoin {}: member not reachable ({}); cleaning the host side only", id,
@@ -214,11 +219,7 @@ Status MembershipReconciler::leave(const json& fc) {
   }
   FED_TRY(remove_if_present(*host_.client, fedapi::ref(fedapi::kPeering, id)));
   FED_TRY(remove_if_present(*host_.client, fedapi::ref(fedapi::kNatMapping, id)));
-  {
-    std::lock_guard host_ipam(host_.ipam->mutex());
-    FED_TRY(host_.ipam->ipam().remove_cluster(id));
-    FED_TRY(host_.ipam->save());
-  }
+  FED_TRY(host_.ipam->remove_peer(id));
   connections_.forget(id);
   std::lock_guard lock(mu_);
   members_.erase(id);
