@@ -35,15 +35,18 @@ Status ManagerRunner::start(const agent::RoleContext& ctx) {
 
   endpoint_mappings_ =
       std::make_unique<kube::Informer>(host_, fedapi::ref(fedapi::kEndpointMapping, ""));
+  nat_mappings_ = std::make_unique<kube::Informer>(host_, fedapi::ref(fedapi::kNatMapping, ""));
   endpoint_reconciler_ = std::make_unique<EndpointMappingReconciler>(
-      HostCluster{host_, info, host_ipam_.get()}, *endpoint_mappings_);
+      HostCluster{host_, info, host_ipam_.get()}, *endpoint_mappings_, *nat_mappings_);
   kube::ControllerOptions endpoint_options;
   endpoint_options.name = "endpoint-mapping";
-  // Every request takes the host IPAM's lock; more workers would only queue on it.
-  endpoint_options.workers = 1;
+  // The IPAM lock is held only in memory; the API round trips (finalizer, status, the group
+  // commits of IpamState and NatMapping) overlap across workers, and the commits coalesce.
+  endpoint_options.workers = 8;
   endpoint_controller_ =
       std::make_unique<kube::Controller>(*endpoint_reconciler_, std::move(endpoint_options));
   endpoint_controller_->watch(*endpoint_mappings_);
+  endpoint_controller_->watch(*nat_mappings_, EndpointMappingReconciler::nat_mapping_request);
 
   direct_peerings_ =
       std::make_unique<kube::Informer>(host_, fedapi::ref(fedapi::kDirectPeering, ""));
@@ -58,9 +61,13 @@ Status ManagerRunner::start(const agent::RoleContext& ctx) {
 
   clusters_->start();
   endpoint_mappings_->start();
+  nat_mappings_->start();
   direct_peerings_->start();
   FED_TRY(controller_->start());
   FED_TRY(endpoint_controller_->start());
+  for (const auto& request : endpoint_reconciler_->startup_requests()) {
+    endpoint_controller_->queue().add(request);
+  }
   FED_TRY(direct_controller_->start());
   ready_ = true;
   return ok();
@@ -72,6 +79,7 @@ void ManagerRunner::stop() {
   if (endpoint_controller_) endpoint_controller_->stop();
   if (controller_) controller_->stop();
   if (direct_peerings_) direct_peerings_->stop();
+  if (nat_mappings_) nat_mappings_->stop();
   if (endpoint_mappings_) endpoint_mappings_->stop();
   if (clusters_) clusters_->stop();
 }

@@ -33,6 +33,7 @@ class ManagerRunner final : public agent::RoleRunner {
   std::unique_ptr<MembershipReconciler> membership_;
   std::unique_ptr<kube::Controller> controller_;
   std::unique_ptr<kube::Informer> endpoint_mappings_;
+  std::unique_ptr<kube::Informer> nat_mappings_;  // the host's, checked against the IPAM
   std::unique_ptr<EndpointMappingReconciler> endpoint_reconciler_;
   std::unique_ptr<kube::Controller> endpoint_controller_;
   std::unique_ptr<kube::Informer> direct_peerings_;

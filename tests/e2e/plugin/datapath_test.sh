@@ -131,6 +131,12 @@ YAML
   expect_eq "$mode: c3's pod is mapped through c1's ExternalCIDR for c2 ($via)" "$path" ExternalCIDR
   expect_eq "$mode: c1's NatMapping for c2 holds the mapping" \
     "$(k c1 get natmapping c2 -o json | jq -r --arg t "$target" '[.spec.mappings | to_entries[] | select(.value == $t)] | length')" 1
+  # The manager watches NatMappings: one deleted by hand is written back from the IPAM.
+  local old_uid
+  old_uid=$(k c1 get natmapping c2 -o jsonpath='{.metadata.uid}')
+  k c1 delete natmapping c2 --wait=false >/dev/null
+  eventually 30 "$mode: c1's NatMapping for c2, deleted by hand, is written back with the mapping" bash -c \
+    "kubectl --kubeconfig $("$TESTBED" kubeconfig c1) get natmapping c2 -o json | jq -e --arg t $target --arg old $old_uid '.metadata.uid != \$old and ([.spec.mappings // {} | to_entries[] | select(.value == \$t)] | length) == 1'"
   probe_pod c2 node2 spoke --dial "$via:7946" --timeout 60s
   eventually 90 "$mode: the dialler on c2 finished" bash -c \
     "[ \"\$(kubectl --kubeconfig $("$TESTBED" kubeconfig c2) get pod spoke -o jsonpath='{.status.phase}')\" = Succeeded ]"
