@@ -1,7 +1,7 @@
 #pragma once
-// `fed-agent manager`: the federation controllers on the host cluster. Today the membership
-// controller (FederatedCluster → IPAM on both sides, Peerings, status); offloading and
-// replication controllers join it here as they arrive.
+// `fed-agent manager`: the federation controllers on the host cluster — membership
+// (FederatedCluster → IPAM on both sides, Peerings, status), endpoint mappings, direct peerings
+// and virtual nodes; the other offloading and replication controllers join here as they arrive.
 
 #include <atomic>
 #include <memory>
@@ -12,6 +12,9 @@
 #include "federation/membership_reconciler.hpp"
 #include "kube/controller.hpp"
 #include "kube/informer.hpp"
+#include "offload/namespace_map_reconciler.hpp"
+#include "offload/offloading_reconciler.hpp"
+#include "offload/virtual_node_reconciler.hpp"
 #include "roles/role_runner.hpp"
 
 namespace fed::federation {
@@ -39,6 +42,20 @@ class ManagerRunner final : public agent::RoleRunner {
   std::unique_ptr<kube::Informer> direct_peerings_;
   std::unique_ptr<DirectPeeringReconciler> direct_reconciler_;
   std::unique_ptr<kube::Controller> direct_controller_;
+  std::unique_ptr<kube::Informer> virtual_nodes_;  // host Nodes labelled type=virtual-node
+  std::unique_ptr<offload::VirtualNodeReconciler> virtual_node_reconciler_;
+  std::unique_ptr<kube::Controller> virtual_node_controller_;
+  std::unique_ptr<kube::Informer> namespace_maps_;
+  std::unique_ptr<kube::Informer> offloadings_;
+  std::unique_ptr<kube::Informer> enabled_namespaces_;  // labelled kubectl-fed.io/enabled=true
+  std::unique_ptr<offload::OffloadingReconciler> offloading_reconciler_;
+  std::unique_ptr<kube::Controller> offloading_controller_;
+  std::unique_ptr<offload::NamespaceMapReconciler> namespace_map_reconciler_;
+  std::unique_ptr<kube::Controller> namespace_map_controller_;
+
+  // A controller named `name` with `workers` workers for `reconciler`.
+  static std::unique_ptr<kube::Controller> make_controller(kube::Reconciler& reconciler,
+                                                           std::string name, int workers);
   std::atomic<bool> ready_{false};
 };
 

@@ -87,6 +87,9 @@ const std::vector<kube::ResourceRef>& labelled_collections() {
       collection("rbac.authorization.k8s.io", "v1", "roles"),
       collection("rbac.authorization.k8s.io", "v1", "clusterrolebindings"),
       collection("rbac.authorization.k8s.io", "v1", "clusterroles"),
+      collection("admissionregistration.k8s.io", "v1", "validatingadmissionpolicybindings"),
+      collection("admissionregistration.k8s.io", "v1", "validatingadmissionpolicies"),
+      // The federation's namespace and the replicas of offloaded namespaces.
       collection("", "v1", "namespaces"),
       collection("apiextensions.k8s.io", "v1", "customresourcedefinitions"),
   };

@@ -5,6 +5,7 @@
 
 #include "cmd/node_drain.hpp"
 #include "cmd/reconfigure_manifests.hpp"
+#include "fedapi/offloading.hpp"
 #include "reconfig/node_progress.hpp"
 #include "util/strings.hpp"
 
@@ -65,7 +66,9 @@ void remove_agent_rbac(kube::DynamicClient& c, const ProgressFn& progress) {
 }
 
 Result<std::vector<std::string>> node_names(kube::DynamicClient& c) {
-  auto nodes = c.list_all(kube::ResourceRef{kNodes, "", "", ""});
+  kube::ListOptions real_nodes;
+  real_nodes.label_selector = fedapi::kRealNodesSelector;
+  auto nodes = c.list_all(kube::ResourceRef{kNodes, "", "", ""}, real_nodes);
   if (!nodes) return nodes.error().to_error().with_context("listing nodes");
   std::vector<std::string> names;
   for (const auto& n : (*nodes)["items"]) names.push_back(n["metadata"].value("name", ""));

@@ -1,5 +1,6 @@
 #include "cmd/reconfigure_status.hpp"
 
+#include "fedapi/offloading.hpp"
 #include "reconfig/change_set.hpp"
 #include "reconfig/node_progress.hpp"
 
@@ -43,7 +44,9 @@ NodeStatus node_status(const json& node, const std::optional<json>& kubeletconfi
 
 ClusterStatus read_status(kube::DynamicClient& client, const std::string& context) {
   ClusterStatus cluster{context, {}, std::nullopt};
-  auto nodes = client.list_all(kube::ResourceRef{{"", "v1", "nodes"}, "", "", ""});
+  kube::ListOptions real_nodes;
+  real_nodes.label_selector = fedapi::kRealNodesSelector;
+  auto nodes = client.list_all(kube::ResourceRef{{"", "v1", "nodes"}, "", "", ""}, real_nodes);
   if (!nodes) {
     cluster.error = nodes.error().to_error().with_context("listing nodes");
     return cluster;

@@ -29,10 +29,12 @@ void set_namespace(json& object, const std::string& ns) {
     meta["name"] = ns;
     return;
   }
-  if (meta.contains("namespace")) meta["namespace"] = ns;
+  // Only the federation's own namespace moves; kube-node-lease (the virtual nodes' Leases)
+  // stays where Kubernetes keeps it.
+  if (meta.value("namespace", "") == kFedNamespace) meta["namespace"] = ns;
   if (object.contains("subjects")) {
     for (auto& s : object["subjects"]) {
-      if (s.contains("namespace")) s["namespace"] = ns;
+      if (s.value("namespace", "") == kFedNamespace) s["namespace"] = ns;
     }
   }
 }
@@ -46,8 +48,8 @@ void set_part_of(json& object) {
 bool wanted(std::string_view path, FederationRole role) {
   if (starts_with(path, "crds/")) {
     // Membership and offloading are the host's business; members get the peering kinds.
-    for (std::string_view host_only :
-         {"federatedclusters", "endpointmappings", "directpeerings", "namespaceoffloadings", "namespacemaps"}) {
+    for (std::string_view host_only : {"federatedclusters", "endpointmappings", "directpeerings",
+                                       "namespaceoffloadings", "namespacemaps"}) {
       if (path.find(host_only) != std::string_view::npos) return role == FederationRole::Host;
     }
     return true;

@@ -25,6 +25,8 @@ inline constexpr std::string_view kEnabledLabel = "kubectl-fed.io/enabled";
 // Every virtual node carries kTypeLabel=kTypeVirtualNode; the default clusterSelector selects it.
 inline constexpr std::string_view kTypeLabel = "kubectl-fed.io/type";
 inline constexpr std::string_view kTypeVirtualNode = "virtual-node";
+// The nodes with a kubelet: what node-level work (kubelet reconfiguration) must list.
+inline constexpr std::string_view kRealNodesSelector = "kubectl-fed.io/type!=virtual-node";
 // The taint of every virtual node (spec 001 §1.3: one taint for all, value true, NoExecute).
 inline constexpr std::string_view kVirtualNodeTaintKey = "virtual-node.kubectl-fed.io/not-allowed";
 inline constexpr std::string_view kVirtualNodeTaintValue = "true";

@@ -93,6 +93,12 @@ scenario() {
   expect_eq "$mode: status -o json: both members Ready" \
     "$(jq -r '[.members[] | .conditions[] | select(.type == "Ready") | .status] | join(",")' "$work/status.out")" "True,True"
   expect_eq "$mode: no probe pod left on c1" "$(k c1 -n kubectl-fed-system get pods -l app.kubernetes.io/component=join-probe -o name)" ""
+  # Each member's virtual node on c1 is Ready once its tunnel is (the in-cluster manager's own
+  # identity wrote it, through the admission policy); the agent DaemonSet stays on real nodes.
+  eventually 30 "$mode: virtual nodes kubectl-fed-c2 and kubectl-fed-c3 are Ready on c1" bash -c \
+    "[ \"\$(kubectl --kubeconfig $("$TESTBED" kubeconfig c1) get nodes -l kubectl-fed.io/type=virtual-node -o jsonpath='{range .items[*]}{.metadata.name}={.status.conditions[?(@.type==\"Ready\")].status} {end}')\" = 'kubectl-fed-c2=True kubectl-fed-c3=True ' ]"
+  expect_eq "$mode: the agent DaemonSet on c1 schedules the 2 real nodes only" \
+    "$(k c1 -n kubectl-fed-system get ds fed-agent -o jsonpath='{.status.desiredNumberScheduled}/{.status.numberReady}')" 2/2
 
   # The other direction, worker to worker: a pod on c1/node2 dials a pod on c3/node2 at the
   # address c1 sees it at; the listener reports the source it saw.
@@ -221,8 +227,10 @@ YAML
   diff "$work/c3.before" "$work/c3.after" >"$work/c3.diff" && pass "$mode: c3's rules, routes, links and NAT are as before the join" \
     || fail "$mode: c3's kernel differs after unjoin: $(cat "$work/c3.diff")"
   expect_eq "$mode: c3 keeps nothing labelled part-of kubectl-fed" \
-    "$(k c3 get ns,crd,clusterrole,clusterrolebinding -l app.kubernetes.io/part-of=kubectl-fed -o name)" ""
+    "$(k c3 get ns,crd,clusterrole,clusterrolebinding,validatingadmissionpolicy,validatingadmissionpolicybinding -l app.kubernetes.io/part-of=kubectl-fed -o name)" ""
   ok_run unjoin2 unjoin c2 --context c1 --member-context c2
+  eventually 30 "$mode: after both unjoins, c1 has no virtual node" bash -c \
+    "[ -z \"\$(kubectl --kubeconfig $("$TESTBED" kubeconfig c1) get nodes -l kubectl-fed.io/type=virtual-node -o name)\" ]"
   "$TESTBED" down >/dev/null
 }
 

@@ -116,7 +116,7 @@ TEST_CASE("no role grants `*` and nothing binds cluster-admin") {
     }
     CHECK(o["metadata"]["labels"][std::string(kPartOfLabel)] == "kubectl-fed");
   }
-  CHECK(roles == 6);
+  CHECK(roles == 7);  // a new role must pass the checks above; count them here
 }
 
 TEST_CASE("the ClusterRoles grant exactly what docs/JOIN.md lists") {
@@ -129,7 +129,8 @@ TEST_CASE("the ClusterRoles grant exactly what docs/JOIN.md lists") {
         join_sets({expand("", {"nodes"}, {"get", "list", "watch"}),
                    expand(fed, {"peerings", "natmappings", "ipamstates"},
                           {"get", "list", "watch", "create", "update", "patch", "delete"}),
-                   expand(fed, {"peerings/status"}, {"get", "patch", "update"})}));
+                   expand(fed, {"peerings/status"}, {"get", "patch", "update"}),
+                   expand("", {"namespaces"}, {"get", "list", "watch", "create", "delete"})}));
   CHECK(rules(find(objects, "Role", "kubectl-fed:federation")) ==
         expand("", {"configmaps"}, {"get", "list", "watch"}));
   CHECK(rules(find(objects, "ClusterRole", "kubectl-fed:agent")) ==
@@ -151,12 +152,11 @@ TEST_CASE("host and member objects; the image is substituted") {
   auto host = render_host(kHost, options);
   REQUIRE(host);
   CHECK(names_of_kind(*host, "CustomResourceDefinition") ==
-        std::set<std::string>{"federatedclusters.fed.kubectl-fed.io", "peerings.fed.kubectl-fed.io",
-                              "natmappings.fed.kubectl-fed.io", "ipamstates.fed.kubectl-fed.io",
-                              "endpointmappings.fed.kubectl-fed.io",
-                              "directpeerings.fed.kubectl-fed.io",
-                              "namespaceoffloadings.fed.kubectl-fed.io",
-                              "namespacemaps.fed.kubectl-fed.io"});
+        std::set<std::string>{
+            "federatedclusters.fed.kubectl-fed.io", "peerings.fed.kubectl-fed.io",
+            "natmappings.fed.kubectl-fed.io", "ipamstates.fed.kubectl-fed.io",
+            "endpointmappings.fed.kubectl-fed.io", "directpeerings.fed.kubectl-fed.io",
+            "namespaceoffloadings.fed.kubectl-fed.io", "namespacemaps.fed.kubectl-fed.io"});
   CHECK(names_of_kind(*host, "Deployment") == std::set<std::string>{"fed-manager"});
   CHECK(names_of_kind(*host, "DaemonSet") == std::set<std::string>{"fed-agent"});
   CHECK(names_of_kind(*host, "ServiceAccount") ==
@@ -205,6 +205,47 @@ TEST_CASE("the agent DaemonSet is what the datapath needs") {
   std::set<std::string> host_paths;
   for (const auto& v : pod["volumes"]) host_paths.insert(v["hostPath"]["path"].get<std::string>());
   CHECK(host_paths == std::set<std::string>{"/run/xtables.lock", "/var/lib/kubectl-fed"});
+  // Every real node whatever its taints, never a virtual node (no kubelet there).
+  CHECK(pod["tolerations"] == json::parse(R"([{"operator": "Exists"}])"));
+  CHECK(pod["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]
+           ["nodeSelectorTerms"] == json::parse(R"([{"matchExpressions": [
+             {"key": "kubectl-fed.io/type", "operator": "NotIn", "values": ["virtual-node"]}]}])"));
+}
+
+TEST_CASE(
+    "virtual nodes: the manager writes Nodes only through the policy, Leases only in "
+    "kube-node-lease") {
+  RenderOptions options;
+  options.namespace_name = "fed-elsewhere";
+  auto host = render_host(kHost, options);
+  REQUIRE(host);
+  const auto manager = rules(find(*host, "ClusterRole", "kubectl-fed:manager"));
+  for (const char* verb : {"get", "list", "watch", "create", "patch", "delete"}) {
+    CHECK(manager.count(std::string("|nodes|") + verb) == 1);
+  }
+  CHECK(manager.count("|nodes|update") == 0);
+  CHECK(manager.count("|nodes/status|patch") == 1);
+  CHECK(manager.count("coordination.k8s.io|leases|create") == 0);  // namespaced, below
+  const json& leases = find(*host, "Role", "kubectl-fed:manager-node-leases");
+  CHECK(leases["metadata"]["namespace"] == "kube-node-lease");  // not moved with --namespace
+  CHECK(rules(leases) ==
+        expand("coordination.k8s.io", {"leases"}, {"get", "create", "patch", "delete"}));
+  const json& binding = find(*host, "RoleBinding", "kubectl-fed:manager-node-leases");
+  CHECK(binding["metadata"]["namespace"] == "kube-node-lease");
+  CHECK(binding["subjects"][0]["namespace"] == "fed-elsewhere");  // the manager's, moved
+  const json& policy =
+      find(*host, "ValidatingAdmissionPolicy", "kubectl-fed-manager-virtual-nodes-only");
+  CHECK(policy["spec"]["failurePolicy"] == "Fail");
+  CHECK(find(*host, "ValidatingAdmissionPolicyBinding",
+             "kubectl-fed-manager-virtual-nodes-only")["spec"]["validationActions"] ==
+        json::array({"Deny"}));
+  auto member = render_member(kMember, RenderOptions{});
+  REQUIRE(member);
+  // On a member, the policy that keeps the federation's namespace rights to replicas.
+  CHECK(names_of_kind(*member, "ValidatingAdmissionPolicy") ==
+        std::set<std::string>{"kubectl-fed-federation-replica-namespaces-only"});
+  CHECK(names_of_kind(*member, "ValidatingAdmissionPolicyBinding") ==
+        std::set<std::string>{"kubectl-fed-federation-replica-namespaces-only"});
 }
 
 TEST_CASE("object lists print as YAML that reads back with every object") {

@@ -1,0 +1,122 @@
+#include "offload/namespace_map_reconciler.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include "fedapi/group.hpp"
+#include "fedapi/json_fields.hpp"
+#include "fedapi/namespace_map.hpp"
+
+namespace fed::offload {
+namespace {
+
+using fedapi::MappingPhase;
+using nlohmann::json;
+
+const kube::ResourceRef kNamespaces{{"", "v1", "namespaces"}, "", "", ""};
+
+// Whether the member namespace is the replica of host namespace `local` made for `host_id`.
+bool ours(const json& ns, const std::string& host_id, const std::string& local) {
+  const json labels = ns["metadata"].value("labels", json::object());
+  return labels.value(std::string(kOriginClusterLabel), "") == host_id &&
+         labels.value(std::string(kOriginNamespaceLabel), "") == local;
+}
+
+}  // namespace
+
+NamespaceMapReconciler::NamespaceMapReconciler(std::shared_ptr<kube::DynamicClient> host,
+                                               std::string host_cluster_id,
+                                               kube::Informer& namespace_maps,
+                                               MemberClient member_client)
+    : host_(std::move(host)),
+      host_id_(std::move(host_cluster_id)),
+      maps_(namespace_maps),
+      member_client_(std::move(member_client)) {}
+
+Result<kube::Requeue> NamespaceMapReconciler::reconcile(const kube::Request& request) {
+  const std::string& id = request.name;
+  auto object = maps_.store().get("", id);
+  if (!object) return kube::Requeue{};
+  const json& nm = *object;
+  FED_ASSIGN_OR_RETURN(auto spec, fedapi::decode<fedapi::NamespaceMapSpec>(
+                                      nm.value("spec", json::object()), "NamespaceMap " + id));
+  fedapi::NamespaceMapStatus previous;
+  if (nm.contains("status")) {
+    auto decoded = fedapi::decode<fedapi::NamespaceMapStatus>(nm["status"], "NamespaceMap status");
+    if (decoded) previous = std::move(*decoded);
+  }
+  auto client = member_client_(id);
+  if (!client) {
+    spdlog::info("NamespaceMap {}: member not reachable yet ({})", id, client.error().message());
+    return kube::Requeue{kRecheck};
+  }
+  kube::DynamicClient& member = **client;
+
+  fedapi::NamespaceMapStatus status;
+  bool settling = false;  // a replica is being deleted: look again soon
+  for (const auto& [local, remote] : spec.desired_mapping) {
+    auto& entry = status.current_mapping[local];
+    entry.remote_namespace = remote;
+    auto existing = member.get(kNamespaces.named(remote));
+    if (existing) {
+      if (!ours(*existing, host_id_, local)) {
+        entry.phase = MappingPhase::CreationLoopBackOff;
+        spdlog::warn(
+            "NamespaceMap {}: namespace {} exists on {} and is not the replica of {}; "
+            "not adopted (choose another namespaceMappingStrategy)",
+            id, remote, id, local);
+      } else if ((*existing)["metadata"].contains("deletionTimestamp")) {
+        entry.phase = MappingPhase::Terminating;  // recreated once it is gone
+        settling = true;
+      } else {
+        entry.phase = MappingPhase::Accepted;
+      }
+      continue;
+    }
+    if (!existing.error().is_not_found()) return existing.error().to_error();
+    json ns{{"apiVersion", "v1"},
+            {"kind", "Namespace"},
+            {"metadata",
+             {{"name", remote},
+              {"labels",
+               {{"app.kubernetes.io/part-of", "kubectl-fed"},
+                {std::string(kOriginClusterLabel), host_id_},
+                {std::string(kOriginNamespaceLabel), local}}}}}};
+    auto created = member.create(kNamespaces, ns);
+    if (created) {
+      entry.phase = MappingPhase::Accepted;
+      spdlog::info("NamespaceMap {}: created namespace {} on {} for {}", id, remote, id, local);
+    } else {
+      entry.phase = MappingPhase::CreationLoopBackOff;
+      spdlog::warn("NamespaceMap {}: creating namespace {} on {}: {}", id, remote, id,
+                   created.error().to_error().message());
+    }
+  }
+  for (const auto& [local, was] : previous.current_mapping) {
+    if (spec.desired_mapping.count(local) != 0) continue;
+    auto existing = member.get(kNamespaces.named(was.remote_namespace));
+    if (!existing) {
+      if (!existing.error().is_not_found()) return existing.error().to_error();
+      spdlog::info("NamespaceMap {}: replica {} of {} is gone", id, was.remote_namespace, local);
+      continue;  // gone: the entry leaves currentMapping
+    }
+    if (!ours(*existing, host_id_, local)) continue;  // never delete what is not ours
+    if (!(*existing)["metadata"].contains("deletionTimestamp")) {
+      auto removed = member.remove(kNamespaces.named(was.remote_namespace));
+      if (!removed && !removed.error().is_not_found()) return removed.error().to_error();
+    }
+    status.current_mapping[local] = {was.remote_namespace, MappingPhase::Terminating};
+    settling = true;
+  }
+  if (status != previous) {
+    json updated = nm;
+    updated["status"] = status;  // whole: entries that left must go
+    auto r = host_->update_status(fedapi::ref(fedapi::kNamespaceMap, id), updated);
+    if (!r) {
+      return fail(r.error().code(),
+                  "NamespaceMap " + id + " status: " + r.error().to_error().message());
+    }
+  }
+  return kube::Requeue{settling ? std::chrono::seconds(2) : kRecheck};
+}
+
+}  // namespace fed::offload

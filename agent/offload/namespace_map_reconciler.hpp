@@ -1,0 +1,45 @@
+#pragma once
+// The NamespaceMap controller of spec 001 §2.4.2: for member M's NamespaceMap on the host, makes
+// every desiredMapping entry exist as a namespace on M (created through the federation's
+// identity there, labelled as the federation's and with its origin), deletes the replicas no
+// longer desired, and reports each in status.currentMapping — Accepted, CreationLoopBackOff
+// (creating fails, or the name is taken by a namespace that is not ours: never adopted, never
+// deleted) or Terminating. It looks again every kRecheck, so a replica deleted by hand on the
+// member comes back.
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "kube/dynamic_client.hpp"
+#include "kube/informer.hpp"
+#include "kube/reconciler.hpp"
+
+namespace fed::offload {
+
+inline constexpr std::chrono::seconds kRecheck{15};
+// On every replica: the host cluster it serves and the host namespace it stands for.
+inline constexpr std::string_view kOriginClusterLabel = "kubectl-fed.io/origin-cluster";
+inline constexpr std::string_view kOriginNamespaceLabel = "kubectl-fed.io/origin-namespace";
+
+// The API client of a member, by cluster id (Unavailable while it is not peered).
+using MemberClient =
+    std::function<Result<std::shared_ptr<kube::DynamicClient>>(const std::string&)>;
+
+class NamespaceMapReconciler final : public kube::Reconciler {
+ public:
+  NamespaceMapReconciler(std::shared_ptr<kube::DynamicClient> host, std::string host_cluster_id,
+                         kube::Informer& namespace_maps, MemberClient member_client);
+
+  // Requests are NamespaceMap names (= member cluster ids).
+  Result<kube::Requeue> reconcile(const kube::Request& request) override;
+
+ private:
+  std::shared_ptr<kube::DynamicClient> host_;
+  std::string host_id_;
+  kube::Informer& maps_;
+  MemberClient member_client_;
+};
+
+}  // namespace fed::offload

@@ -1,0 +1,234 @@
+#include "offload/offloading_reconciler.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+#include <map>
+#include <set>
+
+#include "fedapi/group.hpp"
+#include "fedapi/json_fields.hpp"
+#include "fedapi/namespace_map.hpp"
+#include "federation/object_edits.hpp"
+#include "offload/node_selector_match.hpp"
+#include "offload/offloading_phase.hpp"
+#include "offload/remote_namespace.hpp"
+#include "util/rfc3339.hpp"
+
+namespace fed::offload {
+namespace {
+
+using federation::has_finalizer;
+using federation::set_finalizer;
+using nlohmann::json;
+
+std::string cluster_of(const json& virtual_node) {
+  return virtual_node["metadata"]
+      .value("labels", json::object())
+      .value(std::string(fedapi::kClusterIdLabel), "");
+}
+
+// What member `cluster_id`'s NamespaceMap (null when absent) says about namespace `ns`.
+ClusterMapping mapping_in(const json& namespace_map, const std::string& ns) {
+  ClusterMapping m;
+  if (!namespace_map.is_object()) return m;
+  const json desired =
+      namespace_map.value("spec", json::object()).value("desiredMapping", json::object());
+  m.desired = desired.contains(ns);
+  const json current =
+      namespace_map.value("status", json::object()).value("currentMapping", json::object());
+  if (current.contains(ns)) {
+    auto entry = fedapi::decode<fedapi::RemoteNamespaceStatus>(current[ns], "currentMapping." + ns);
+    if (entry) {
+      m.phase = entry->phase;
+      m.remote_namespace = entry->remote_namespace;
+    }
+  }
+  return m;
+}
+
+}  // namespace
+
+OffloadingReconciler::OffloadingReconciler(std::shared_ptr<kube::DynamicClient> host,
+                                           std::string host_cluster_id,
+                                           OffloadingInformers informers)
+    : host_(std::move(host)), host_id_(std::move(host_cluster_id)), in_(informers) {}
+
+std::vector<kube::Request> OffloadingReconciler::namespace_of(const json& object) {
+  const json& meta = object["metadata"];
+  // A NamespaceOffloading names its namespace in metadata.namespace, a Namespace in its name.
+  std::string ns = meta.value("namespace", "");
+  if (ns.empty()) ns = meta.value("name", "");
+  return {kube::Request{"", ns}};
+}
+
+std::vector<kube::Request> OffloadingReconciler::namespaces_in_map(const json& namespace_map) {
+  std::set<std::string> names;
+  const json desired =
+      namespace_map.value("spec", json::object()).value("desiredMapping", json::object());
+  const json current =
+      namespace_map.value("status", json::object()).value("currentMapping", json::object());
+  for (const json* m : {&desired, &current}) {
+    for (const auto& [ns, value] : m->items()) names.insert(ns);
+  }
+  std::vector<kube::Request> out;
+  for (const auto& ns : names) out.push_back(kube::Request{"", ns});
+  return out;
+}
+
+std::vector<kube::Request> OffloadingReconciler::every_offloading(const json&) const {
+  std::vector<kube::Request> out;
+  for (const auto& o : in_.offloadings.store().list()) {
+    out.push_back(kube::Request{"", (*o)["metadata"].value("namespace", "")});
+  }
+  return out;
+}
+
+Result<kube::Requeue> OffloadingReconciler::reconcile(const kube::Request& request) {
+  const std::string& ns = request.name;
+  auto object = in_.offloadings.store().get(ns, std::string(kOffloadingName));
+  if (!object) {
+    FED_TRY(ensure_default_offloading(ns));
+    return kube::Requeue{};
+  }
+  const json& off = *object;
+  const auto ref = fedapi::ref_in(fedapi::kNamespaceOffloading, ns, std::string(kOffloadingName));
+  const bool deleting = off["metadata"].contains("deletionTimestamp");
+  const bool finalized = has_finalizer(off, kOffloadingFinalizer);
+  if (!deleting && !finalized) {
+    // On before any NamespaceMap entry exists, so no delete can leave a replica behind.
+    FED_TRY(set_finalizer(*host_, ref, off, kOffloadingFinalizer, true));
+    return kube::Requeue{};
+  }
+  if (deleting && !finalized) return kube::Requeue{};
+
+  fedapi::NamespaceOffloadingStatus status;
+  if (off.contains("status")) {
+    auto previous = fedapi::decode<fedapi::NamespaceOffloadingStatus>(off["status"], "status");
+    if (previous) status = std::move(*previous);
+  }
+  const fedapi::NamespaceOffloadingStatus before = status;
+  // The members: one NamespaceMap per member, created with its virtual node.
+  std::map<std::string, json> maps;
+  for (const auto& m : in_.namespace_maps.store().list()) {
+    maps[(*m)["metadata"].value("name", "")] = *m;
+  }
+  std::string remote;
+  std::set<std::string> selected;
+  if (!deleting) {
+    auto spec =
+        fedapi::decode<fedapi::NamespaceOffloadingSpec>(off.value("spec", json::object()), "spec");
+    auto name =
+        spec ? remote_namespace_name(*spec, ns, host_id_) : Result<std::string>(spec.error());
+    if (!name) {
+      // Nothing can be offloaded under this spec; say why and select nothing.
+      spdlog::warn("NamespaceOffloading {}/offloading: {}", ns, name.error().message());
+    } else {
+      remote = *name;
+      const auto selector = spec->effective_cluster_selector();
+      for (const auto& vn : in_.virtual_nodes.store().list()) {
+        NodeFacts facts{(*vn)["metadata"].value("name", ""), {}};
+        const json labels = (*vn)["metadata"].value("labels", json::object());
+        for (const auto& [k, v] : labels.items()) {
+          if (v.is_string()) facts.labels[k] = v.get<std::string>();
+        }
+        auto hit = matches(selector, facts, "spec.clusterSelector.nodeSelectorTerms");
+        if (hit && *hit && !cluster_of(*vn).empty()) selected.insert(cluster_of(*vn));
+      }
+    }
+  }
+  for (const auto& [id, map] : maps) {
+    const bool want = selected.count(id) != 0;
+    const json desired = map.value("spec", json::object()).value("desiredMapping", json::object());
+    if (want ? desired.value(ns, "") != remote : desired.contains(ns)) {
+      FED_TRY(set_desired(id, ns, want ? remote : ""));
+    }
+  }
+
+  // OffloadingStatus: per member, from its NamespaceMap (as just written: desired is `want`).
+  const std::string now = util::format_rfc3339(std::chrono::system_clock::now());
+  std::map<std::string, std::vector<fedapi::Condition>> conditions;
+  for (const auto& [id, map] : maps) {
+    ClusterMapping m = mapping_in(map, ns);
+    m.desired = selected.count(id) != 0;
+    if (!m.desired && !m.phase) continue;  // never selected, nothing there: no conditions
+    if (m.remote_namespace.empty()) m.remote_namespace = remote;
+    auto previous = status.remote_namespaces_conditions[id];
+    conditions[id] = remote_conditions(m, id, previous, now);
+  }
+  status.remote_namespaces_conditions = conditions;
+  status.remote_namespace_name = remote.empty() ? status.remote_namespace_name : remote;
+  status.offloading_phase = offloading_phase(conditions, deleting ? Deleting::Yes : Deleting::No);
+  status.observed_generation = off["metadata"].value("generation", std::int64_t{0});
+
+  if (deleting) {
+    bool replicas_left = false;
+    for (const auto& [id, map] : maps) replicas_left |= mapping_in(map, ns).phase.has_value();
+    if (!replicas_left) {
+      spdlog::info("namespace {}: every replica is gone, the offloading ends", ns);
+      FED_TRY(set_finalizer(*host_, ref, off, kOffloadingFinalizer, false));
+      return kube::Requeue{};
+    }
+  }
+  // Compared decoded, not as JSON: a status the server normalised differently must not make
+  // every write trigger another.
+  if (status != before) FED_TRY(report(off, std::move(status)));
+  return kube::Requeue{};
+}
+
+Status OffloadingReconciler::set_desired(const std::string& cluster_id, const std::string& ns,
+                                         const std::string& remote) {
+  json patch{{"spec", {{"desiredMapping", {{ns, remote.empty() ? json(nullptr) : json(remote)}}}}}};
+  auto r = host_->patch(fedapi::ref(fedapi::kNamespaceMap, cluster_id), kube::PatchType::Merge,
+                        patch.dump());
+  if (!r) {
+    return fail(r.error().code(),
+                "NamespaceMap " + cluster_id + ": " + r.error().to_error().message());
+  }
+  spdlog::info("NamespaceMap {}: {} {}", cluster_id, ns,
+               remote.empty() ? std::string("no longer offloaded") : "offloaded as " + remote);
+  return ok();
+}
+
+Status OffloadingReconciler::report(const json& off, fedapi::NamespaceOffloadingStatus status) {
+  json want = status;
+  // The whole status, conditions map included: a cluster no longer listed must go, which a
+  // merge patch would only do with explicit nulls.
+  json object = off;
+  object["status"] = want;
+  auto r = host_->update_status(
+      fedapi::ref_in(fedapi::kNamespaceOffloading, off["metadata"].value("namespace", ""),
+                     std::string(kOffloadingName)),
+      object);
+  if (!r && !r.error().is_not_found()) {
+    return fail(r.error().code(), "NamespaceOffloading status: " + r.error().to_error().message());
+  }
+  return ok();
+}
+
+Status OffloadingReconciler::ensure_default_offloading(const std::string& ns) {
+  auto object = in_.namespaces.store().get("", ns);
+  if (!object) return ok();
+  const json labels = (*object)["metadata"].value("labels", json::object());
+  if (labels.value(std::string(kEnabledLabel), "") != "true") return ok();
+  if ((*object)["metadata"].contains("deletionTimestamp")) return ok();
+  // The spec's defaults: DefaultName, LocalAndRemote, every virtual node.
+  json off{{"apiVersion", std::string(fedapi::kApiVersion)},
+           {"kind", std::string(fedapi::kNamespaceOffloading.kind)},
+           {"metadata",
+            {{"name", std::string(kOffloadingName)},
+             {"namespace", ns},
+             {"labels", {{"app.kubernetes.io/part-of", "kubectl-fed"}}}}},
+           {"spec", fedapi::NamespaceOffloadingSpec{}}};
+  auto created =
+      host_->create(fedapi::ref_in(fedapi::kNamespaceOffloading, ns, "").collection(), off);
+  if (!created && !created.error().is_already_exists()) {
+    return fail(created.error().code(), "the default NamespaceOffloading of " + ns + ": " +
+                                            created.error().to_error().message());
+  }
+  if (created)
+    spdlog::info("namespace {} is labelled {}=true: default offloading created", ns, kEnabledLabel);
+  return ok();
+}
+
+}  // namespace fed::offload
