@@ -4,6 +4,7 @@
 #include "cmd/etcd.hpp"
 #include "cmd/init.hpp"
 #include "cmd/join.hpp"
+#include "cmd/offload.hpp"
 #include "cmd/peer.hpp"
 #include "cmd/reconfigure.hpp"
 #include "cmd/status.hpp"
@@ -15,8 +16,9 @@ namespace fed::plugin {
 const std::vector<const Command*>& commands() {
   // Explicit wiring, sorted by name. One line per verb.
   static const std::vector<const Command*> kCommands = {
-      &kCompletionCommand,  &kEtcdCommand,   &kInitCommand,   &kJoinCommand,    &kPeerCommand,
-      &kReconfigureCommand, &kStatusCommand, &kUnjoinCommand, &kVersionCommand,
+      &kCompletionCommand, &kEtcdCommand,      &kInitCommand,        &kJoinCommand,
+      &kOffloadCommand,    &kPeerCommand,      &kReconfigureCommand, &kStatusCommand,
+      &kUnjoinCommand,     &kUnoffloadCommand, &kVersionCommand,
   };
   return kCommands;
 }

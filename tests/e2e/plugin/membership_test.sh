@@ -34,12 +34,17 @@ labelled() {
 }
 wipe() {  # removes kubectl-fed from cluster $1 with kubectl alone
   local c=$1
+  for off in $(k "$c" get namespaceoffloadings -A -o jsonpath='{range .items[*]}{.metadata.namespace}/{.metadata.name} {end}' 2>/dev/null); do
+    k "$c" -n "${off%/*}" patch namespaceoffloading "${off#*/}" --type=merge -p '{"metadata":{"finalizers":null}}' >/dev/null 2>&1 || true
+  done
   k "$c" delete federatedclusters --all --wait=false >/dev/null 2>&1 || true
   for fc in $(k "$c" get federatedclusters -o name 2>/dev/null); do
     k "$c" patch "$fc" --type=merge -p '{"metadata":{"finalizers":null}}' >/dev/null 2>&1 || true
   done
   k "$c" delete ds,deploy -n kubectl-fed-system --all --wait=false >/dev/null 2>&1 || true
-  k "$c" delete clusterrolebinding,clusterrole -l "$SEL" >/dev/null 2>&1 || true
+  k "$c" delete clusterrolebinding,clusterrole,validatingadmissionpolicybinding,validatingadmissionpolicy -l "$SEL" >/dev/null 2>&1 || true
+  k "$c" -n kube-node-lease delete rolebinding,role,lease -l "$SEL" >/dev/null 2>&1 || true
+  k "$c" delete nodes -l kubectl-fed.io/type=virtual-node >/dev/null 2>&1 || true
   k "$c" delete namespace kubectl-fed-system --wait=false >/dev/null 2>&1 || true
   k "$c" delete crd -l "$SEL" --wait=false >/dev/null 2>&1 || true
   k "$c" label nodes --all kubectl-fed.io/gateway- >/dev/null 2>&1 || true
@@ -137,8 +142,17 @@ expect_eq "init again: exit code" "$(rc init2)" 0
 grep -q "configured\|created" "$work/init2.out" && fail "init again wrote: $(cat "$work/init2.out")" || pass "init again: every object unchanged"
 expect_eq "init again: every resourceVersion on c1 unchanged" "$(labelled c1)" "$before"
 
-# --- the manager, as a process against c1.
-"$AGENT" manager --kubeconfig "$("$TESTBED" kubeconfig c1)" --bind-address 127.0.0.1:19442 \
+# --- the manager, as a process against c1, with the identity init gave it (fed-manager's
+# token), so its RBAC and the virtual-node admission policy are what this test exercises.
+manager_token=$(k c1 -n kubectl-fed-system create token fed-manager --duration=2h)
+python3 - "$("$TESTBED" kubeconfig c1)" "$manager_token" >"$work/manager.kubeconfig" <<'PY'
+import sys, yaml
+cfg = yaml.safe_load(open(sys.argv[1]))
+for u in cfg["users"]:
+    u["user"] = {"token": sys.argv[2]}
+print(yaml.safe_dump(cfg))
+PY
+"$AGENT" manager --kubeconfig "$work/manager.kubeconfig" --bind-address 127.0.0.1:19442 \
   >>"$work/manager.log" 2>&1 &
 manager_pid=$!
 trap 'echo "--- manager log"; tail -30 "$work/manager.log"; cleanup' EXIT
@@ -191,6 +205,101 @@ nr() { [ "$(jp c1 federatedcluster c3 '{.status.conditions[?(@.type=="NetworkRea
 eventually 90 "the manager exchanged networks with c3 through the federation's identity" nr
 expect_eq "the member's Peering was written with that identity" "$(jp c3 peering c1 '{.spec.peerPodCIDR}')" 10.241.0.0/23
 
+# --- c3's virtual node on c1 (docs/OFFLOAD.md): labels, taint, offer, readiness, heartbeat.
+vn=kubectl-fed-c3
+eventually 30 "the manager registered virtual node $vn on c1" k c1 get node $vn
+expect_eq "virtual node: type label" "$(jp c1 node $vn '{.metadata.labels.kubectl-fed\.io/type}')" virtual-node
+expect_eq "virtual node: cluster-id label" "$(jp c1 node $vn '{.metadata.labels.kubectl-fed\.io/cluster-id}')" c3
+expect_eq "virtual node: the member's cluster label" "$(jp c1 node $vn '{.metadata.labels.region}')" testbed
+expect_eq "virtual node: the taint only opted-in pods tolerate" \
+  "$(jp c1 node $vn '{.spec.taints[?(@.key=="virtual-node.kubectl-fed.io/not-allowed")].effect}')" NoExecute
+expect_eq "virtual node: cpu capacity = the offer" "$(jp c1 node $vn '{.status.capacity.cpu}')" 2
+expect_eq "virtual node: memory allocatable = the offer" "$(jp c1 node $vn '{.status.allocatable.memory}')" 4Gi
+expect_eq "virtual node: not Ready while the tunnel is down (no gateways in this test)" \
+  "$(jp c1 node $vn '{.status.conditions[?(@.type=="Ready")].status}')" False
+renewed=$(jp c1 -n kube-node-lease lease $vn '{.spec.renewTime}')
+[ -n "$renewed" ] && pass "virtual node: Lease kube-node-lease/$vn exists" || fail "no Lease for $vn"
+eventually 25 "virtual node: the manager renews the Lease" \
+  bash -c "[ \"\$(kubectl --kubeconfig $("$TESTBED" kubeconfig c1) -n kube-node-lease get lease $vn -o jsonpath='{.spec.renewTime}')\" != '$renewed' ]"
+vn_uid=$(jp c1 node $vn '{.metadata.uid}')
+k c1 delete node $vn >/dev/null
+eventually 30 "virtual node: deleted by hand, registered again" \
+  bash -c "uid=\$(kubectl --kubeconfig $("$TESTBED" kubeconfig c1) get node $vn -o jsonpath='{.metadata.uid}') && [ -n \"\$uid\" ] && [ \"\$uid\" != $vn_uid ]"
+# The manager's Node rights reach virtual nodes only (the ValidatingAdmissionPolicy).
+as_manager=(--as=system:serviceaccount:kubectl-fed-system:fed-manager)
+k c1 label node node2 kubectl-fed.io/type=virtual-node "${as_manager[@]}" >"$work/vap1.out" 2>&1 \
+  && fail "the manager's identity turned real node2 into a virtual node" \
+  || { grep -q "only virtual nodes" "$work/vap1.out" && pass "the manager's identity may not relabel real node2: $(tail -1 "$work/vap1.out" | cut -c1-120)" || fail "unexpected: $(cat "$work/vap1.out")"; }
+k c1 delete node node2 --dry-run=server "${as_manager[@]}" >"$work/vap2.out" 2>&1 \
+  && fail "the manager's identity may delete real node2" \
+  || { grep -q "only virtual nodes" "$work/vap2.out" && pass "the manager's identity may not delete real node2" || fail "unexpected: $(cat "$work/vap2.out")"; }
+k c1 label node $vn fed-test=yes "${as_manager[@]}" >/dev/null 2>&1 && pass "the manager's identity may label its virtual node" || fail "the manager's identity may not label $vn"
+k c1 label node $vn fed-test- >/dev/null
+
+# --- offloading (docs/OFFLOAD.md): a NamespaceOffloading on c1 replicates its namespace on the
+# members its clusterSelector picks, through the federation's identity there.
+offl() { k c1 -n "$1" get namespaceoffloading offloading -o "jsonpath=$2" 2>/dev/null; }
+phase_is() { [ "$(offl "$1" '{.status.offloadingPhase}')" = "$2" ]; }
+ns_on_c3() { k c3 get namespace "$1" -o name --ignore-not-found 2>/dev/null; }
+k c1 create namespace shop >/dev/null
+# Bad input: refused before anything is written, naming the flag.
+run offbad1 offload namespace shop --context c1 --pod-offloading-strategy Everywhere
+refused offbad1 2 "offload with an unknown --pod-offloading-strategy"
+run offbad2 offload namespace shop --context c1 --selector 'region in (eu'
+refused offbad2 2 "offload with a malformed --selector"
+run offbad3 offload namespace "$(printf 'a%.0s' $(seq 61))" --context c1
+refused offbad3 2 "offload of a 61-character namespace under DefaultName (64 with -c1)"
+grep -q "63" "$work/offbad3.err" && pass "the error gives the 63-character limit" || fail "$(cat "$work/offbad3.err")"
+run offbad4 offload namespace nowhere --context c1
+refused offbad4 5 "offload of a namespace that does not exist"
+expect_eq "refused offloads created nothing" "$(k c1 get namespaceoffloadings -A -o name)" ""
+run offload offload namespace shop --context c1 --wait --timeout 60s -o json
+expect_eq "offload namespace shop --wait: exit code" "$(rc offload)" 0
+expect_eq "offload -o json: result, phase, remote name" "$(jq -r '[.result, .phase, .remoteNamespace] | join(" ")' "$work/offload.out")" "offloaded Ready shop-c1"
+run offload2 offload namespace shop --context c1 -o json
+expect_eq "offload again: alreadyOffloaded" "$(jq -r .result "$work/offload2.out")" alreadyOffloaded
+eventually 30 "offload shop (defaults): offloadingPhase Ready" phase_is shop Ready
+expect_eq "offload shop: remote name DefaultName shop-c1" "$(offl shop '{.status.remoteNamespaceName}')" shop-c1
+expect_eq "offload shop: NamespaceMap c3 desiredMapping" "$(jp c1 namespacemap c3 '{.spec.desiredMapping.shop}')" shop-c1
+expect_eq "offload shop: NamespaceMap c3 currentMapping phase" "$(jp c1 namespacemap c3 '{.status.currentMapping.shop.phase}')" Accepted
+expect_eq "offload shop: c3's conditions Ready/OffloadingRequired" \
+  "$(offl shop '{.status.remoteNamespacesConditions.c3[?(@.type=="Ready")].status}/{.status.remoteNamespacesConditions.c3[?(@.type=="OffloadingRequired")].status}')" True/True
+expect_eq "offload shop: the replica on c3 names its origin" \
+  "$(jp c3 namespace shop-c1 '{.metadata.labels.kubectl-fed\.io/origin-cluster}/{.metadata.labels.kubectl-fed\.io/origin-namespace}')" c1/shop
+k c3 delete namespace shop-c1 --timeout=90s >/dev/null
+eventually 60 "offload shop: the replica deleted by hand on c3 is made again" bash -c \
+  "[ \"\$(kubectl --kubeconfig $("$TESTBED" kubeconfig c3) get namespace shop-c1 -o jsonpath='{.status.phase}')\" = Active ]"
+as_federation=(--as=system:serviceaccount:kubectl-fed-system:fed-federation)
+k c3 create namespace c3-own >/dev/null
+k c3 delete namespace c3-own --dry-run=server "${as_federation[@]}" >"$work/vap3.out" 2>&1 \
+  && fail "the federation's identity may delete c3's own namespace c3-own" \
+  || { grep -q "only the replicas" "$work/vap3.out" && pass "the federation's identity may not delete c3's own namespace c3-own" || fail "unexpected: $(cat "$work/vap3.out")"; }
+k c3 create namespace sneaky --dry-run=server "${as_federation[@]}" >"$work/vap4.out" 2>&1 \
+  && fail "the federation's identity may create a namespace that is not a replica" \
+  || { grep -q "only the replicas" "$work/vap4.out" && pass "the federation's identity may not create an unlabelled namespace" || fail "unexpected: $(cat "$work/vap4.out")"; }
+k c3 delete namespace c3-own --wait=false >/dev/null
+k c1 -n shop patch namespaceoffloading offloading --type=merge \
+  -p '{"spec":{"clusterSelector":{"nodeSelectorTerms":[{"matchExpressions":[{"key":"region","operator":"NotIn","values":["testbed"]}]}]}}}' >/dev/null
+eventually 60 "offload shop: a selector no member matches gives NoClusterSelected" phase_is shop NoClusterSelected
+eventually 90 "offload shop: ... and the replica leaves c3" bash -c "[ -z \"\$(kubectl --kubeconfig $("$TESTBED" kubeconfig c3) get namespace shop-c1 -o name --ignore-not-found)\" ]"
+k c1 -n shop patch namespaceoffloading offloading --type=merge \
+  -p '{"spec":{"clusterSelector":{"nodeSelectorTerms":[{"matchExpressions":[{"key":"region","operator":"In","values":["testbed"]},{"key":"kubectl-fed.io/type","operator":"In","values":["virtual-node"]}]}]}}}' >/dev/null
+eventually 60 "offload shop: region In [testbed] selects c3 again" phase_is shop Ready
+run unoffload unoffload namespace shop --context c1 --wait --timeout 90s -o json
+expect_eq "unoffload namespace shop --wait: exit code and result" "$(rc unoffload) $(jq -r .result "$work/unoffload.out")" "0 unoffloaded"
+expect_eq "unoffload shop: the NamespaceOffloading is gone" "$(k c1 -n shop get namespaceoffloading -o name)" ""
+expect_eq "unoffload shop: no replica on c3" "$(ns_on_c3 shop-c1)" ""
+expect_eq "unoffload shop: NamespaceMap c3 holds nothing for shop" "$(jp c1 namespacemap c3 '{.spec.desiredMapping.shop}{.status.currentMapping.shop}')" ""
+# The label shortcut: a default offloading for a namespace labelled kubectl-fed.io/enabled=true.
+k c1 create namespace auto >/dev/null
+k c1 label namespace auto kubectl-fed.io/enabled=true >/dev/null
+eventually 30 "label kubectl-fed.io/enabled=true: a default offloading, Ready" phase_is auto Ready
+expect_eq "label shortcut: replica auto-c1 on c3" "$(ns_on_c3 auto-c1)" namespace/auto-c1
+k c1 label namespace auto kubectl-fed.io/enabled- >/dev/null
+k c1 -n auto delete namespaceoffloading offloading --timeout=90s >/dev/null
+eventually 60 "label removed and offloading deleted: replica auto-c1 gone" bash -c "[ -z \"\$(kubectl --kubeconfig $("$TESTBED" kubeconfig c3) get namespace auto-c1 -o name --ignore-not-found)\" ]"
+k c1 delete namespace shop auto --wait=false >/dev/null
+
 # The federation's identity on c3: exactly the rules docs/JOIN.md lists (plus what every
 # authenticated user may do: self reviews and discovery URLs).
 k c3 auth can-i --list -n kubectl-fed-system --as=system:serviceaccount:kubectl-fed-system:fed-federation \
@@ -199,6 +308,7 @@ k c3 auth can-i --list -n kubectl-fed-system --as=system:serviceaccount:kubectl-
 cat >"$work/rules.want" <<'RULES'
 configmaps [] [get list watch]
 ipamstates.fed.kubectl-fed.io [] [get list watch create update patch delete]
+namespaces [] [get list watch create delete]
 natmappings.fed.kubectl-fed.io [] [get list watch create update patch delete]
 nodes [] [get list watch]
 peerings.fed.kubectl-fed.io [] [get list watch create update patch delete]
@@ -242,6 +352,8 @@ run unjoin unjoin c3 --context c1 --member-context c3
 expect_eq "FederatedCluster c3 gone" "$(k c1 get federatedcluster c3 -o name --ignore-not-found)" ""
 expect_eq "credential Secret gone" "$(k c1 -n kubectl-fed-system get secret member-c3 -o name --ignore-not-found)" ""
 expect_eq "host's Peering c3 gone" "$(k c1 get peering c3 -o name --ignore-not-found)" ""
+eventually 30 "virtual node $vn gone" bash -c "[ -z \"\$(kubectl --kubeconfig $("$TESTBED" kubeconfig c1) get node $vn -o name --ignore-not-found)\" ]"
+expect_eq "virtual node's Lease gone" "$(k c1 -n kube-node-lease get lease $vn -o name --ignore-not-found)" ""
 DERIVED='[]'
 expect_eq "c3 holds nothing labelled $SEL" "$(labelled c3)" ""
 expect_eq "c3 has no gateway label" "$(k c3 get nodes -l kubectl-fed.io/gateway -o name)" ""

@@ -220,7 +220,8 @@ TEST_CASE("completion bash: a valid script that completes verbs, flags and value
                 "echo \"${COMPREPLY[*]}\"");
   };
   CHECK(complete("ver") == "version\n");
-  CHECK(complete("''") == "completion etcd init join peer reconfigure status unjoin version\n");
+  CHECK(complete("''") ==
+        "completion etcd init join offload peer reconfigure status unjoin unoffload version\n");
   CHECK(complete("join c3 --member-c") == "--member-context\n");
   CHECK(complete("init --dry") == "--dry-run\n");
   CHECK(complete("unjoin c3 --fo") == "--force\n");

@@ -1,0 +1,356 @@
+#include "cmd/offload.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include <memory>
+#include <ostream>
+#include <thread>
+
+#include "cmd/cluster.hpp"
+#include "cmd/cluster_facts.hpp"
+#include "cmd/render.hpp"
+#include "fedapi/group.hpp"
+#include "fedapi/json_fields.hpp"
+#include "fedapi/offloading.hpp"
+#include "kube/label_selector.hpp"
+#include "offload/node_selector_match.hpp"
+#include "offload/remote_namespace.hpp"
+#include "util/duration.hpp"
+
+namespace fed::plugin {
+namespace {
+
+using nlohmann::json;
+using clock = std::chrono::steady_clock;
+
+constexpr std::string_view kOffloadingName = "offloading";
+
+kube::ResourceRef offloading_ref(const std::string& ns) {
+  return fedapi::ref_in(fedapi::kNamespaceOffloading, ns, std::string(kOffloadingName));
+}
+
+// One --selector term: label-selector syntax, the requirements ANDed.
+Result<fedapi::NodeSelectorTerm> term_from(const std::string& text, std::size_t index) {
+  const std::string flag = "--selector[" + std::to_string(index) + "] \"" + text + "\"";
+  auto parsed = kube::LabelSelector::parse(text);
+  if (!parsed) return fail(ErrorCode::Invalid, flag + ": " + parsed.error().message());
+  if (parsed->empty()) {
+    return fail(ErrorCode::Invalid, flag + ": empty; give requirements such as 'region in (eu)'");
+  }
+  fedapi::NodeSelectorTerm term;
+  for (const auto& r : parsed->requirements()) {
+    using Op = fedapi::NodeSelectorOperator;
+    Op op = Op::In;
+    switch (r.op) {
+      case kube::SelectorOp::Equals:
+      case kube::SelectorOp::In:
+        op = Op::In;
+        break;
+      case kube::SelectorOp::NotEquals:
+      case kube::SelectorOp::NotIn:
+        op = Op::NotIn;
+        break;
+      case kube::SelectorOp::Exists:
+        op = Op::Exists;
+        break;
+      case kube::SelectorOp::DoesNotExist:
+        op = Op::DoesNotExist;
+        break;
+      case kube::SelectorOp::GreaterThan:
+        op = Op::Gt;
+        break;
+      case kube::SelectorOp::LessThan:
+        op = Op::Lt;
+        break;
+    }
+    term.match_expressions.push_back({r.key, op, r.values});
+  }
+  return term;
+}
+
+std::string phase_of(const json& off) {
+  return off.value("status", json::object()).value("offloadingPhase", "");
+}
+
+// "c2: Ready, c3: CreationLoopBackOff ..." from the per-cluster conditions.
+std::string clusters_summary(const json& off) {
+  std::string out;
+  const json conditions =
+      off.value("status", json::object()).value("remoteNamespacesConditions", json::object());
+  for (const auto& [id, list] : conditions.items()) {
+    std::string ready = "pending";
+    for (const auto& c : list) {
+      if (c.value("type", "") == "Ready") {
+        ready = c.value("status", "") == "True" ? "Ready" : c.value("reason", "NotReady");
+      }
+    }
+    out += (out.empty() ? "" : ", ") + id + ": " + ready;
+  }
+  return out.empty() ? "no member selected yet" : out;
+}
+
+// Polls until `done(object, or null when gone)`; the timeout error says where it stands.
+Status wait_until(kube::DynamicClient& host, const std::string& ns,
+                  const std::function<bool(const json&)>& done, std::chrono::milliseconds timeout,
+                  const std::string& what, Output& out) {
+  const auto deadline = clock::now() + timeout;
+  std::string last;
+  while (true) {
+    auto off = host.get(offloading_ref(ns));
+    if (!off && !off.error().is_not_found()) return off.error().to_error();
+    const json current = off ? *off : json(nullptr);
+    if (done(current)) return ok();
+    const std::string where =
+        current.is_null()
+            ? std::string("no NamespaceOffloading")
+            : "phase " +
+                  (phase_of(current).empty() ? std::string("(none yet)") : phase_of(current)) +
+                  "; " + clusters_summary(current);
+    if (where != last) out.progress("waiting for " + what + ": " + where);
+    last = where;
+    if (clock::now() >= deadline) {
+      return fail(
+          ErrorCode::Unavailable,
+          what + " not done after " +
+              util::format_duration(std::chrono::duration_cast<std::chrono::nanoseconds>(timeout)) +
+              ": " + where + " (is the manager running? kubectl fed status)");
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  }
+}
+
+Result<std::shared_ptr<kube::DynamicClient>> host_client(const GlobalOptions& global,
+                                                         std::string& host_id) {
+  FED_ASSIGN_OR_RETURN(auto config, rest_config_for(global));
+  FED_ASSIGN_OR_RETURN(auto host, kube::DynamicClient::create(std::move(config)));
+  FED_ASSIGN_OR_RETURN(auto identity, fetch_identity(*host));
+  if (!identity || identity->role != FederationRole::Host) {
+    return fail(ErrorCode::NotFound,
+                "the current cluster is not a federation host: pass the host's --context");
+  }
+  host_id = identity->cluster_id;
+  return host;
+}
+
+Status check_kind(const std::string& kind) {
+  if (kind == "namespace" || kind == "ns") return ok();
+  return fail(ErrorCode::Invalid, "unknown kind \"" + kind +
+                                      "\": only namespaces are offloaded, e.g. kubectl fed "
+                                      "offload namespace shop");
+}
+
+Runner wire_offload(CLI::App& app) {
+  auto o = std::make_shared<OffloadOptions>();
+  auto timeout = std::make_shared<std::string>("2m");
+  auto dry_run = std::make_shared<std::string>("none");
+  app.add_option("kind", o->kind, "namespace");
+  app.add_option("name", o->namespace_name, "The host namespace to offload");
+  app.add_option("--namespace-mapping-strategy", o->namespace_mapping_strategy,
+                 "DefaultName (<ns>-<host id>), EnforceSameName or SelectedName");
+  app.add_option("--remote-namespace-name", o->remote_namespace_name,
+                 "The replicas' name (with --namespace-mapping-strategy SelectedName)");
+  app.add_option("--pod-offloading-strategy", o->pod_offloading_strategy,
+                 "LocalAndRemote, Local or Remote");
+  app.add_option("--selector", o->selectors,
+                 "Members whose virtual node matches (label-selector syntax, e.g. "
+                 "'region in (eu),tier!=spot'); repeat to OR terms. Default: every member");
+  app.add_flag("--wait", o->wait, "Wait until offloadingPhase is Ready");
+  app.add_option("--timeout", *timeout, "How long --wait may take (default 2m)");
+  app.add_option("--dry-run", *dry_run, "none, or client: print the object, change nothing");
+  return [o, timeout, dry_run](const GlobalOptions& global, Output& out) -> Status {
+    FED_ASSIGN_OR_RETURN(o->timeout, parse_timeout_flag(*timeout, "--timeout"));
+    FED_ASSIGN_OR_RETURN(o->dry_run, parse_dry_run(*dry_run));
+    return run_offload(global, *o, out);
+  };
+}
+
+Runner wire_unoffload(CLI::App& app) {
+  auto o = std::make_shared<UnoffloadOptions>();
+  auto timeout = std::make_shared<std::string>("2m");
+  app.add_option("kind", o->kind, "namespace");
+  app.add_option("name", o->namespace_name, "The offloaded host namespace");
+  app.add_flag("--wait", o->wait, "Wait until every replica is gone");
+  app.add_option("--timeout", *timeout, "How long --wait may take (default 2m)");
+  return [o, timeout](const GlobalOptions& global, Output& out) -> Status {
+    FED_ASSIGN_OR_RETURN(o->timeout, parse_timeout_flag(*timeout, "--timeout"));
+    return run_unoffload(global, *o, out);
+  };
+}
+
+}  // namespace
+
+const Command kOffloadCommand{
+    .name = "offload",
+    .summary = "Run a host namespace's pods on members too (namespace offloading)",
+    .description =
+        "Offloads a host namespace: the manager replicates it on every member whose virtual "
+        "node matches --selector (as <ns>-<host id> by default) and its pods may be scheduled "
+        "on those virtual nodes as --pod-offloading-strategy says. Writes the namespace's "
+        "NamespaceOffloading `offloading`; offloading again with the same flags changes nothing.",
+    .usage =
+        "offload namespace NS [--selector EXPR]... [--pod-offloading-strategy S] "
+        "[--namespace-mapping-strategy S] [--wait] [--dry-run=client] [flags]",
+    .examples =
+        "  # Offload shop to every member and wait for the replicas\n"
+        "  kubectl fed offload namespace shop --context c1 --wait\n"
+        "\n"
+        "  # Only to members labelled region=eu, pods only there\n"
+        "  kubectl fed offload namespace shop --selector 'region in (eu)' "
+        "--pod-offloading-strategy Remote\n",
+    .arg_values = {"namespace"},
+    .wire = wire_offload,
+};
+
+const Command kUnoffloadCommand{
+    .name = "unoffload",
+    .summary = "Stop offloading a host namespace; its replicas on members are deleted",
+    .description =
+        "Deletes the namespace's NamespaceOffloading. The manager removes the "
+        "replicas from every member first (the object stays Terminating meanwhile); "
+        "--wait returns when they are gone.",
+    .usage = "unoffload namespace NS [--wait] [--timeout D] [flags]",
+    .examples = "  kubectl fed unoffload namespace shop --context c1 --wait\n",
+    .arg_values = {"namespace"},
+    .wire = wire_unoffload,
+};
+
+Result<json> offloading_from_flags(const OffloadOptions& o, const std::string& host_id) {
+  FED_TRY(check_kind(o.kind));
+  if (!offload::is_dns_label(o.namespace_name)) {
+    return fail(ErrorCode::Invalid,
+                "NS \"" + o.namespace_name + "\": not a namespace name (1-63 of a-z, 0-9, '-')");
+  }
+  json spec{{"namespaceMappingStrategy", o.namespace_mapping_strategy},
+            {"podOffloadingStrategy", o.pod_offloading_strategy}};
+  if (!o.remote_namespace_name.empty()) spec["remoteNamespaceName"] = o.remote_namespace_name;
+  if (!o.selectors.empty()) {
+    fedapi::NodeSelector selector;
+    for (std::size_t i = 0; i < o.selectors.size(); ++i) {
+      FED_ASSIGN_OR_RETURN(auto term, term_from(o.selectors[i], i));
+      selector.node_selector_terms.push_back(std::move(term));
+    }
+    auto valid = offload::validate_node_selector(selector, "--selector");
+    if (!valid) return fail(ErrorCode::Invalid, valid.error().message());
+    spec["clusterSelector"] = selector;
+  }
+  auto decoded = fedapi::decode<fedapi::NamespaceOffloadingSpec>(spec, "flags");
+  if (!decoded) {
+    return fail(ErrorCode::Invalid,
+                decoded.error().message() +
+                    " (set by --namespace-mapping-strategy, --remote-namespace-name, "
+                    "--pod-offloading-strategy)");
+  }
+  auto remote = offload::remote_namespace_name(*decoded, o.namespace_name, host_id);
+  if (!remote) return fail(ErrorCode::Invalid, remote.error().message());
+  return json{{"apiVersion", std::string(fedapi::kApiVersion)},
+              {"kind", std::string(fedapi::kNamespaceOffloading.kind)},
+              {"metadata",
+               {{"name", std::string(kOffloadingName)},
+                {"namespace", o.namespace_name},
+                {"labels", {{std::string(kPartOfLabel), std::string(kPartOfValue)}}}}},
+              {"spec", *decoded}};
+}
+
+Status run_offload(const GlobalOptions& global, const OffloadOptions& o, Output& out) {
+  // Every check but the remote name's length (which needs the host's id) before connecting.
+  FED_TRY(offloading_from_flags(o, "x"));
+  std::string host_id;
+  FED_ASSIGN_OR_RETURN(auto host, host_client(global, host_id));
+  FED_ASSIGN_OR_RETURN(auto desired, offloading_from_flags(o, host_id));
+  if (o.dry_run == DryRun::Client) {
+    out.print(object_list({desired}), [&](std::ostream& os) {
+      os << object_label(desired) << " in " << o.namespace_name << " (dry run)\n";
+    });
+    return ok();
+  }
+  const auto ns = host->get(kube::ResourceRef{{"", "v1", "namespaces"}, "", o.namespace_name, ""});
+  if (!ns && ns.error().is_not_found()) {
+    return fail(ErrorCode::NotFound,
+                "namespace " + o.namespace_name + " does not exist on the host: create it first");
+  }
+  if (!ns) return ns.error().to_error();
+  auto live = host->get(offloading_ref(o.namespace_name));
+  if (!live && !live.error().is_not_found()) return live.error().to_error();
+  std::string result = "offloaded";
+  if (live) {
+    if ((*live)["metadata"].contains("deletionTimestamp")) {
+      return fail(ErrorCode::Conflict,
+                  "namespace " + o.namespace_name +
+                      " is being unoffloaded; wait for it, then offload again");
+    }
+    auto have = fedapi::decode<fedapi::NamespaceOffloadingSpec>(live->value("spec", json::object()),
+                                                                "spec");
+    auto want = fedapi::decode<fedapi::NamespaceOffloadingSpec>(desired["spec"], "spec");
+    if (have && want && *have == *want) {
+      result = "alreadyOffloaded";
+    } else {
+      if (have && want && have->namespace_mapping_strategy != want->namespace_mapping_strategy) {
+        return fail(ErrorCode::Invalid,
+                    "--namespace-mapping-strategy: namespace " + o.namespace_name +
+                        " is offloaded with " +
+                        std::string(fedapi::to_string(have->namespace_mapping_strategy)) +
+                        ", which cannot change; unoffload it first");
+      }
+      json patch{{"spec", desired["spec"]}};
+      if (!desired["spec"].contains("clusterSelector")) patch["spec"]["clusterSelector"] = nullptr;
+      auto r = host->patch(offloading_ref(o.namespace_name), kube::PatchType::Merge, patch.dump());
+      if (!r) return r.error().to_error();
+      result = "updated";
+    }
+  } else {
+    auto r = host->create(offloading_ref(o.namespace_name).collection(), desired);
+    if (!r) return r.error().to_error();
+  }
+  if (o.wait) {
+    FED_TRY(wait_until(
+        *host, o.namespace_name,
+        [](const json& off) { return off.is_object() && phase_of(off) == "Ready"; }, o.timeout,
+        "the offloading of " + o.namespace_name, out));
+  }
+  auto now = host->get(offloading_ref(o.namespace_name));
+  const json status = now ? now->value("status", json::object()) : json::object();
+  json doc{{"result", result},
+           {"namespace", o.namespace_name},
+           {"remoteNamespace", status.value("remoteNamespaceName", "")},
+           {"phase", status.value("offloadingPhase", "")},
+           {"clusters", status.value("remoteNamespacesConditions", json::object())}};
+  out.print(doc, [&](std::ostream& os) {
+    os << "namespace " << o.namespace_name << " "
+       << (result == "alreadyOffloaded" ? "already offloaded"
+           : result == "updated"        ? "offloading updated"
+                                        : "offloaded")
+       << "\n";
+    if (o.wait) {
+      os << "phase " << doc["phase"].get<std::string>() << ": "
+         << (now ? clusters_summary(*now) : std::string()) << "\n";
+    }
+  });
+  return ok();
+}
+
+Status run_unoffload(const GlobalOptions& global, const UnoffloadOptions& o, Output& out) {
+  FED_TRY(check_kind(o.kind));
+  std::string host_id;
+  FED_ASSIGN_OR_RETURN(auto host, host_client(global, host_id));
+  auto live = host->get(offloading_ref(o.namespace_name));
+  if (!live && !live.error().is_not_found()) return live.error().to_error();
+  const std::string result = live ? "unoffloaded" : "notOffloaded";
+  if (live) {
+    auto r = host->remove(offloading_ref(o.namespace_name));
+    if (!r && !r.error().is_not_found()) return r.error().to_error();
+    if (o.wait) {
+      FED_TRY(wait_until(
+          *host, o.namespace_name, [](const json& off) { return off.is_null(); }, o.timeout,
+          "the unoffloading of " + o.namespace_name, out));
+    }
+  }
+  out.print(json{{"result", result}, {"namespace", o.namespace_name}}, [&](std::ostream& os) {
+    os << "namespace " << o.namespace_name
+       << (live ? (o.wait ? " unoffloaded: every replica is gone" : " is being unoffloaded")
+                : " was not offloaded")
+       << "\n";
+  });
+  return ok();
+}
+
+}  // namespace fed::plugin
