@@ -49,7 +49,9 @@ const Command kStatusCommand{
         "Show the federation hosted by the current cluster: its id, PodCIDR and ServiceCIDR, and "
         "for every member its Ready, NetworkReady and TunnelReady conditions, its networks and "
         "how each side remaps the other's (None: used as announced), and the tunnel's state "
-        "from the host's Peering. -o json|yaml print the whole document.",
+        "from the host's Peering; then every offloaded namespace with its offloadingPhase, the "
+        "replicas' name and each selected member's replica state. -o json|yaml print the whole "
+        "document.",
     .usage = "status [-o table|json|yaml] [flags]",
     .examples =
         "  # The federation hosted by c1\n"
@@ -62,7 +64,7 @@ const Command kStatusCommand{
 };
 
 json status_document(const json& federation_data, const json& federated_clusters,
-                     const json& peerings) {
+                     const json& peerings, const json& offloadings) {
   json doc{{"federation",
             {{"clusterID", federation_data.value("clusterID", "")},
              {"role", federation_data.value("role", "")},
@@ -93,7 +95,39 @@ json status_document(const json& federation_data, const json& federated_clusters
     }
     doc["members"].push_back(member);
   }
+  doc["offloadings"] = json::array();
+  for (const auto& off : offloadings.value("items", json::array())) {
+    const json status = off.value("status", json::object());
+    json clusters = json::object();
+    const json per_cluster = status.value("remoteNamespacesConditions", json::object());
+    for (const auto& [id, conditions] : per_cluster.items()) {
+      clusters[id] = {{"offloadingRequired", condition_status(conditions, "OffloadingRequired")},
+                      {"ready", condition_status(conditions, "Ready")}};
+    }
+    doc["offloadings"].push_back(
+        {{"namespace", off["metadata"].value("namespace", "")},
+         {"phase", status.value("offloadingPhase", "")},
+         {"remoteNamespace", status.value("remoteNamespaceName", "")},
+         {"podOffloadingStrategy",
+          off.value("spec", json::object()).value("podOffloadingStrategy", "LocalAndRemote")},
+         {"clusters", clusters}});
+  }
   return doc;
+}
+
+Table offloadings_table(const json& doc) {
+  Table t;
+  t.headers = {"NAMESPACE", "PHASE", "REMOTE NAME", "PODS", "MEMBERS (replica Ready)"};
+  for (const auto& o : doc.value("offloadings", json::array())) {
+    std::string members;
+    for (const auto& [id, c] : o["clusters"].items()) {
+      members += (members.empty() ? "" : " ") + id + "=" + c.value("ready", "Unknown");
+    }
+    t.rows.push_back({o.value("namespace", ""), or_dash(o.value("phase", "")),
+                      or_dash(o.value("remoteNamespace", "")), o.value("podOffloadingStrategy", ""),
+                      or_dash(members)});
+  }
+  return t;
 }
 
 Table status_table(const json& doc) {
@@ -138,7 +172,12 @@ Status run_status(const GlobalOptions& global, const StatusOptions&, Output& out
   }
   auto p = client->list_all(fedapi::ref(fedapi::kPeering, ""));
   if (p) peerings = std::move(*p);
-  const json doc = status_document(data, clusters, peerings);
+  json offloadings = json::object();
+  if (data.value("role", "") == "host") {
+    auto o = client->list_all(fedapi::ref_in(fedapi::kNamespaceOffloading, "", ""));
+    if (o) offloadings = std::move(*o);
+  }
+  const json doc = status_document(data, clusters, peerings, offloadings);
   out.print(doc, [&](std::ostream& os) {
     const json& f = doc["federation"];
     if (data.value("role", "") != "host") {
@@ -150,6 +189,9 @@ Status run_status(const GlobalOptions& global, const StatusOptions&, Output& out
        << ", ServiceCIDR " << f.value("serviceCIDR", "") << ", " << doc["members"].size()
        << " member(s)\n";
     if (!doc["members"].empty()) os << "\n" << render_table(status_table(doc));
+    if (!doc["offloadings"].empty()) {
+      os << "\nOffloaded namespaces:\n" << render_table(offloadings_table(doc));
+    }
   });
   return ok();
 }

@@ -258,6 +258,9 @@ expect_eq "offload namespace shop --wait: exit code" "$(rc offload)" 0
 expect_eq "offload -o json: result, phase, remote name" "$(jq -r '[.result, .phase, .remoteNamespace] | join(" ")' "$work/offload.out")" "offloaded Ready shop-c1"
 run offload2 offload namespace shop --context c1 -o json
 expect_eq "offload again: alreadyOffloaded" "$(jq -r .result "$work/offload2.out")" alreadyOffloaded
+run offstatus status --context c1 -o json
+expect_eq "status -o json: shop offloaded, c3's replica Ready" \
+  "$(jq -r '.offloadings[] | select(.namespace == "shop") | .phase + " " + .remoteNamespace + " " + .clusters.c3.ready' "$work/offstatus.out")" "Ready shop-c1 True"
 eventually 30 "offload shop (defaults): offloadingPhase Ready" phase_is shop Ready
 expect_eq "offload shop: remote name DefaultName shop-c1" "$(offl shop '{.status.remoteNamespaceName}')" shop-c1
 expect_eq "offload shop: NamespaceMap c3 desiredMapping" "$(jp c1 namespacemap c3 '{.spec.desiredMapping.shop}')" shop-c1

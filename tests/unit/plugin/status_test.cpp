@@ -49,3 +49,26 @@ TEST_CASE("status lists members with conditions, networks, remappings and tunnel
   CHECK(row[8] == "10.71.0.0/16");
   CHECK(row[9] == "TunnelReady: waiting for the gateway of c1");
 }
+
+TEST_CASE("status lists offloaded namespaces with phase and each member's replica") {
+  const json data{{"clusterID", "c1"}, {"role", "host"}};
+  const json offloadings{
+      {"items",
+       json::array({{{"metadata", {{"name", "offloading"}, {"namespace", "shop"}}},
+                     {"spec", {{"podOffloadingStrategy", "Remote"}}},
+                     {"status",
+                      {{"offloadingPhase", "SomeFailed"},
+                       {"remoteNamespaceName", "shop-c1"},
+                       {"remoteNamespacesConditions",
+                        {{"c2", json::array({{{"type", "OffloadingRequired"}, {"status", "True"}},
+                                             {{"type", "Ready"}, {"status", "True"}}})},
+                         {"c3", json::array({{{"type", "OffloadingRequired"}, {"status", "True"}},
+                                             {{"type", "Ready"}, {"status", "False"}}})}}}}}}})}};
+  const json doc = status_document(data, json::object(), json::object(), offloadings);
+  REQUIRE(doc["offloadings"].size() == 1);
+  CHECK(doc["offloadings"][0]["clusters"]["c3"]["ready"] == "False");
+  const Table t = offloadings_table(doc);
+  REQUIRE(t.rows.size() == 1);
+  CHECK(t.rows[0] ==
+        std::vector<std::string>{"shop", "SomeFailed", "shop-c1", "Remote", "c2=True c3=False"});
+}
