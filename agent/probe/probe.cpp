@@ -12,13 +12,13 @@
 #include <thread>
 
 #include "etcdproxy/socket_util.hpp"
+#include "fedapi/probe_answer.hpp"
 #include "raii/fd.hpp"
 
 namespace fed::probe {
 namespace {
 
 using clock = std::chrono::steady_clock;
-constexpr std::string_view kPrefix = "kubectl-fed-probe ";
 constexpr std::chrono::milliseconds kAttempt{3000};
 
 std::string peer_address(const sockaddr_storage& peer) {
@@ -55,18 +55,6 @@ Result<std::string> read_line(const Fd& fd, std::chrono::milliseconds timeout) {
 
 }  // namespace
 
-std::string answer_line(const std::string& id, const std::string& source) {
-  return std::string(kPrefix) + id + " from " + source + "\n";
-}
-
-Result<std::string> parse_answer(const std::string& line) {
-  const auto from = line.rfind(" from ");
-  if (line.rfind(kPrefix, 0) != 0 || from == std::string::npos || from + 6 >= line.size()) {
-    return fail(ErrorCode::Invalid, "not a kubectl-fed probe answer: \"" + line + "\"");
-  }
-  return line.substr(from + 6);
-}
-
 Status listen(std::uint16_t port, const std::string& id, std::chrono::milliseconds deadline) {
   FED_ASSIGN_OR_RETURN(auto sock, etcdproxy::listen_tcp({"0.0.0.0", port}));
   const auto end = clock::now() + deadline;
@@ -77,7 +65,7 @@ Status listen(std::uint16_t port, const std::string& id, std::chrono::millisecon
     socklen_t len = sizeof(peer);
     Fd conn(::accept4(sock.get(), reinterpret_cast<sockaddr*>(&peer), &len, SOCK_CLOEXEC));
     if (!conn) continue;
-    const std::string line = answer_line(id, peer_address(peer));
+    const std::string line = fedapi::probe_answer_line(id, peer_address(peer));
     // One short write to a fresh socket; a peer that went away is not our failure.
     (void)!::write(conn.get(), line.data(), line.size());
   }
@@ -94,8 +82,8 @@ Result<std::string> dial(const std::string& address, std::uint16_t port,
     auto fd = etcdproxy::dial_tcp({address, port}, std::min(left, kAttempt));
     if (fd) {
       auto line = read_line(*fd, kAttempt);
-      if (line && parse_answer(*line)) return line;
-      last = line ? parse_answer(*line).error().message() : line.error().message();
+      if (line && fedapi::parse_probe_answer(*line)) return line;
+      last = line ? fedapi::parse_probe_answer(*line).error().message() : line.error().message();
     } else {
       last = fd.error().message();
     }

@@ -11,10 +11,7 @@
 
 namespace fed::probe {
 
-// The line the listener writes: "kubectl-fed-probe <id> from <source address>\n".
-std::string answer_line(const std::string& id, const std::string& source);
-// The source address of an answer line; Invalid when `line` is not one.
-Result<std::string> parse_answer(const std::string& line);
+// The listener's answer line is fedapi/probe_answer.hpp's (the plugin reads it back).
 
 // Serves on 0.0.0.0:`port` until `deadline` passes or the process is signalled.
 Status listen(std::uint16_t port, const std::string& id, std::chrono::milliseconds deadline);

@@ -7,6 +7,7 @@
 #include "fedapi/group.hpp"
 #include "fedapi/json_fields.hpp"
 #include "fedapi/peering.hpp"
+#include "fedapi/probe_answer.hpp"
 
 namespace fed::plugin {
 namespace {
@@ -193,23 +194,20 @@ Result<json> prove_data_path(const ProbeSides& s, const json& peering,
                     std::string(fedapi::to_string(status.tunnel.state)) +
                     (status.tunnel.message.empty() ? "" : " (" + status.tunnel.message + ")"));
   }
-  FED_ASSIGN_OR_RETURN(auto seen, [&]() -> Result<std::string> {
-    const auto from = message.rfind(" from ");
-    if (from == std::string::npos) return fail(ErrorCode::Internal, "probe said: " + message);
-    return message.substr(from + 6);
-  }());
+  auto seen = fedapi::parse_probe_answer(message);
+  if (!seen) return fail(ErrorCode::Internal, "the dialler pod " + seen.error().message());
   FED_ASSIGN_OR_RETURN(auto expected,
                        translate_address(dialler_ip, spec.peer_pod_cidr, status.remote_pod_cidr));
-  if (seen != expected) {
+  if (*seen != expected) {
     return fail(ErrorCode::Unavailable, "data path translates wrongly: on " + hop +
-                                            " the host saw source " + seen + ", expected " +
+                                            " the host saw source " + *seen + ", expected " +
                                             expected);
   }
   return json{
       {"listener", {{"cluster", s.host_id}, {"node", listener_node}, {"podIP", listener_ip}}},
       {"dialler", {{"cluster", s.member_id}, {"node", dialler_node}, {"podIP", dialler_ip}}},
       {"dialledAddress", target},
-      {"sourceSeen", seen}};
+      {"sourceSeen", *seen}};
 }
 
 }  // namespace fed::plugin
