@@ -204,8 +204,7 @@ Status EndpointMappingReconciler::write_nat_mappings() {
     if (!applied) {
       std::lock_guard lock(host_.ipam->mutex());
       for (std::size_t j = i; j < specs.size(); ++j) dirty_peers_.insert(specs[j].cluster_id);
-      return fail(applied.error().code(),
-                  "NatMapping " + spec.cluster_id + ": " + applied.error().to_error().message());
+      return applied.error().to_error().with_context("NatMapping " + spec.cluster_id);
     }
   }
   return ok();

@@ -112,8 +112,7 @@ Result<kube::Requeue> NamespaceMapReconciler::reconcile(const kube::Request& req
     updated["status"] = status;  // whole: entries that left must go
     auto r = host_->update_status(fedapi::ref(fedapi::kNamespaceMap, id), updated);
     if (!r) {
-      return fail(r.error().code(),
-                  "NamespaceMap " + id + " status: " + r.error().to_error().message());
+      return r.error().to_error().with_context("NamespaceMap " + id + " status");
     }
   }
   return kube::Requeue{settling ? std::chrono::seconds(2) : kRecheck};

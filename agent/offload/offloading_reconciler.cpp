@@ -182,8 +182,7 @@ Status OffloadingReconciler::set_desired(const std::string& cluster_id, const st
   auto r = host_->patch(fedapi::ref(fedapi::kNamespaceMap, cluster_id), kube::PatchType::Merge,
                         patch.dump());
   if (!r) {
-    return fail(r.error().code(),
-                "NamespaceMap " + cluster_id + ": " + r.error().to_error().message());
+    return r.error().to_error().with_context("NamespaceMap " + cluster_id);
   }
   spdlog::info("NamespaceMap {}: {} {}", cluster_id, ns,
                remote.empty() ? std::string("no longer offloaded") : "offloaded as " + remote);
@@ -201,7 +200,7 @@ Status OffloadingReconciler::report(const json& off, fedapi::NamespaceOffloading
                      std::string(kOffloadingName)),
       object);
   if (!r && !r.error().is_not_found()) {
-    return fail(r.error().code(), "NamespaceOffloading status: " + r.error().to_error().message());
+    return r.error().to_error().with_context("NamespaceOffloading status");
   }
   return ok();
 }
@@ -223,8 +222,7 @@ Status OffloadingReconciler::ensure_default_offloading(const std::string& ns) {
   auto created =
       host_->create(fedapi::ref_in(fedapi::kNamespaceOffloading, ns, "").collection(), off);
   if (!created && !created.error().is_already_exists()) {
-    return fail(created.error().code(), "the default NamespaceOffloading of " + ns + ": " +
-                                            created.error().to_error().message());
+    return created.error().to_error().with_context("the default NamespaceOffloading of " + ns);
   }
   if (created)
     spdlog::info("namespace {} is labelled {}=true: default offloading created", ns, kEnabledLabel);

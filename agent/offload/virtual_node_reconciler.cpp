@@ -19,10 +19,6 @@ const kube::ResourceRef kNodes{{"", "v1", "nodes"}, "", "", ""};
 const kube::ResourceRef kLeases{
     {"coordination.k8s.io", "v1", "leases"}, std::string(kNodeLeaseNamespace), "", ""};
 
-Unexpected api_failure(const std::string& what, const kube::ApiError& e) {
-  return fail(e.code(), what + ": " + e.to_error().message());
-}
-
 // The parts of a condition the kubelet would rewrite on change (not the timestamps).
 json condition_key(const json& c) {
   return {c.value("type", ""), c.value("status", ""), c.value("reason", ""),
@@ -114,7 +110,7 @@ Result<std::string> VirtualNodeReconciler::ensure_node(const json& desired, cons
   if (current == nullptr) {
     auto created = host_->create(kNodes, desired);
     if (!created && !created.error().is_already_exists()) {
-      return api_failure("creating virtual node " + name, created.error());
+      return created.error().to_error().with_context("creating virtual node " + name);
     }
     if (!created)
       return fail(ErrorCode::Unavailable, "virtual node " + name + " appeared meanwhile");
@@ -122,7 +118,8 @@ Result<std::string> VirtualNodeReconciler::ensure_node(const json& desired, cons
     // Whether create kept the status or not, the status subresource makes it so.
     auto patched = host_->patch_status(ref, kube::PatchType::Merge,
                                        json{{"status", desired["status"]}}.dump());
-    if (!patched) return api_failure("reporting virtual node " + name + " status", patched.error());
+    if (!patched)
+      return patched.error().to_error().with_context("reporting virtual node " + name + " status");
     return (*created)["metadata"].value("uid", "");
   }
   const json& node = *current;
@@ -146,12 +143,13 @@ Result<std::string> VirtualNodeReconciler::ensure_node(const json& desired, cons
       patch["spec"]["taints"] = taints;
     }
     auto patched = host_->patch(ref, kube::PatchType::Merge, patch.dump());
-    if (!patched) return api_failure("updating virtual node " + name, patched.error());
+    if (!patched) return patched.error().to_error().with_context("updating virtual node " + name);
   }
   if (!status_current(desired, node, now)) {
     auto patched = host_->patch_status(ref, kube::PatchType::Merge,
                                        json{{"status", desired["status"]}}.dump());
-    if (!patched) return api_failure("reporting virtual node " + name + " status", patched.error());
+    if (!patched)
+      return patched.error().to_error().with_context("reporting virtual node " + name + " status");
   }
   return node["metadata"].value("uid", "");
 }
@@ -165,11 +163,11 @@ Status VirtualNodeReconciler::renew_lease(const std::string& node, const std::st
   auto renewed = host_->patch(kLeases.named(node), kube::PatchType::Merge, renewal.dump());
   if (renewed) return ok();
   if (!renewed.error().is_not_found()) {
-    return api_failure("renewing the Lease of virtual node " + node, renewed.error());
+    return renewed.error().to_error().with_context("renewing the Lease of virtual node " + node);
   }
   auto created = host_->create(kLeases, lease);
   if (!created && !created.error().is_already_exists()) {
-    return api_failure("creating the Lease of virtual node " + node, created.error());
+    return created.error().to_error().with_context("creating the Lease of virtual node " + node);
   }
   return ok();
 }
@@ -186,7 +184,7 @@ Status VirtualNodeReconciler::ensure_namespace_map(const std::string& cluster_id
            {"spec", {{"clusterID", cluster_id}, {"desiredMapping", json::object()}}}};
   auto created = host_->create(fedapi::ref(fedapi::kNamespaceMap, "").collection(), map);
   if (!created && !created.error().is_already_exists()) {
-    return api_failure("creating NamespaceMap " + cluster_id, created.error());
+    return created.error().to_error().with_context("creating NamespaceMap " + cluster_id);
   }
   return ok();
 }
@@ -198,7 +196,7 @@ Status VirtualNodeReconciler::remove(const std::string& cluster_id) {
        {kNodes.named(name), kLeases.named(name), fedapi::ref(fedapi::kNamespaceMap, cluster_id)}) {
     auto removed = host_->remove(ref);
     if (!removed && !removed.error().is_not_found()) {
-      return api_failure("removing virtual node " + name, removed.error());
+      return removed.error().to_error().with_context("removing virtual node " + name);
     }
     if (removed && ref.gvr.resource == "nodes") {
       spdlog::info("virtual node {} removed (member {} left)", name, cluster_id);
