@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <mutex>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -136,21 +137,26 @@ Status EndpointMappingReconciler::unmap(const json& em) {
 
 Status EndpointMappingReconciler::check_nat_mapping(const std::string& peer) {
   auto stored = nat_mappings_.store().get("", peer);
+  const std::int64_t generation =
+      stored ? (*stored)["metadata"].value("generation", std::int64_t{0}) : 0;
+  // Decoded before taking the IPAM lock: with thousands of entries this is the costly part.
+  std::optional<fedapi::NatMappingSpec> stored_spec;
+  if (stored) {
+    auto spec = fedapi::decode<fedapi::NatMappingSpec>(stored->value("spec", json::object()),
+                                                       "NatMapping " + peer + " spec");
+    if (spec) stored_spec = std::move(*spec);
+  }
   enum class Action { None, Write, Remove } action = Action::None;
   {
     std::lock_guard lock(host_.ipam->mutex());
-    auto set = host_.ipam->ipam().nat_mapping(peer);
-    if (!set) {
-      if (set.error().code() != ErrorCode::NotFound) return set.error();
+    if (!host_.ipam->ipam().cluster(peer)) {
       if (stored) action = Action::Remove;
+    } else if (stored && written_generation_[peer] == generation) {
+      // The spec this manager wrote last (this event is its echo, or the gateway's status);
+      // any IPAM change since has a write of its own on the way.
     } else {
-      bool same = false;
-      if (stored) {
-        auto spec = fedapi::decode<fedapi::NatMappingSpec>(stored->value("spec", json::object()),
-                                                           "NatMapping " + peer + " spec");
-        same = spec && *spec == spec_of(*set);
-      }
-      if (!same) {
+      FED_ASSIGN_OR_RETURN(auto set, host_.ipam->ipam().nat_mapping(peer));
+      if (!stored_spec || !(*stored_spec == spec_of(set))) {
         dirty_peers_.insert(peer);
         action = Action::Write;
       }
@@ -201,11 +207,13 @@ Status EndpointMappingReconciler::write_nat_mappings() {
     if (spec.mappings.empty()) object["spec"].erase("mappings");
     auto applied = host_.client->apply(fedapi::ref(fedapi::kNatMapping, spec.cluster_id), object,
                                        kube::ApplyOptions{std::string(kFieldManager), true});
+    std::lock_guard lock(host_.ipam->mutex());
     if (!applied) {
-      std::lock_guard lock(host_.ipam->mutex());
       for (std::size_t j = i; j < specs.size(); ++j) dirty_peers_.insert(specs[j].cluster_id);
       return applied.error().to_error().with_context("NatMapping " + spec.cluster_id);
     }
+    written_generation_[spec.cluster_id] =
+        (*applied)["metadata"].value("generation", std::int64_t{0});
   }
   return ok();
 }

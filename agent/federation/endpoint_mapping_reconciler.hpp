@@ -11,6 +11,8 @@
 // the previous one was in flight. NatMappings are watched too, so one lost or edited is
 // written back from the IPAM, and one left for a peer that is gone is removed.
 
+#include <cstdint>
+#include <map>
 #include <set>
 #include <string>
 
@@ -56,8 +58,11 @@ class EndpointMappingReconciler final : public kube::Reconciler {
   HostCluster host_;
   kube::Informer& mappings_;
   kube::Informer& nat_mappings_;
-  // Peers whose NatMapping must be written; guarded by the host IPAM's mutex.
+  // Guarded by the host IPAM's mutex: peers whose NatMapping must be written, and the
+  // metadata.generation of each NatMapping as this manager last wrote it (a NatMapping event at
+  // that generation needs no comparison with the IPAM).
   std::set<std::string> dirty_peers_;
+  std::map<std::string, std::int64_t> written_generation_;
   util::GroupCommit nat_commit_;
 };
 
