@@ -4,10 +4,10 @@
 
 #include <memory>
 #include <ostream>
-#include <thread>
 
 #include "cmd/cluster.hpp"
 #include "cmd/cluster_facts.hpp"
+#include "cmd/poll.hpp"
 #include "cmd/render.hpp"
 #include "fedapi/group.hpp"
 #include "fedapi/json_fields.hpp"
@@ -21,7 +21,6 @@ namespace fed::plugin {
 namespace {
 
 using nlohmann::json;
-using clock = std::chrono::steady_clock;
 
 constexpr std::string_view kOffloadingName = "offloading";
 
@@ -89,34 +88,22 @@ std::string clusters_summary(const json& off) {
   return out.empty() ? "no member selected yet" : out;
 }
 
-// Polls until `done(object, or null when gone)`; the timeout error says where it stands.
+// --wait: until `done(the NamespaceOffloading, or null when gone)`.
 Status wait_until(kube::DynamicClient& host, const std::string& ns,
                   const std::function<bool(const json&)>& done, std::chrono::milliseconds timeout,
                   const std::string& what, Output& out) {
-  const auto deadline = clock::now() + timeout;
-  std::string last;
-  while (true) {
-    auto off = host.get(offloading_ref(ns));
-    if (!off && !off.error().is_not_found()) return off.error().to_error();
-    const json current = off ? *off : json(nullptr);
-    if (done(current)) return ok();
-    const std::string where =
-        current.is_null()
-            ? std::string("no NamespaceOffloading")
-            : "phase " +
-                  (phase_of(current).empty() ? std::string("(none yet)") : phase_of(current)) +
-                  "; " + clusters_summary(current);
-    if (where != last) out.progress("waiting for " + what + ": " + where);
-    last = where;
-    if (clock::now() >= deadline) {
-      return fail(
-          ErrorCode::Unavailable,
-          what + " not done after " +
-              util::format_duration(std::chrono::duration_cast<std::chrono::nanoseconds>(timeout)) +
-              ": " + where + " (is the manager running? kubectl fed status)");
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(500));
-  }
+  return poll_until(
+      [&]() -> PollResult {
+        auto off = host.get(offloading_ref(ns));
+        if (!off && !off.error().is_not_found()) return off.error().to_error();
+        const json current = off ? *off : json(nullptr);
+        if (done(current)) return poll_done();
+        if (current.is_null()) return still_waiting("no NamespaceOffloading");
+        const std::string phase = phase_of(current);
+        return still_waiting("phase " + (phase.empty() ? std::string("(none yet)") : phase) + "; " +
+                             clusters_summary(current));
+      },
+      timeout, what, what + " not done (is the manager running? kubectl fed status)", out);
 }
 
 Result<std::shared_ptr<kube::DynamicClient>> host_client(const GlobalOptions& global,

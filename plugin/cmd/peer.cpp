@@ -4,11 +4,11 @@
 
 #include <memory>
 #include <ostream>
-#include <thread>
 
 #include "cmd/cluster.hpp"
 #include "cmd/cluster_facts.hpp"
 #include "cmd/membership_validation.hpp"
+#include "cmd/poll.hpp"
 #include "fedapi/group.hpp"
 #include "util/duration.hpp"
 
@@ -16,7 +16,6 @@ namespace fed::plugin {
 namespace {
 
 using nlohmann::json;
-using clock = std::chrono::steady_clock;
 
 Runner wire_peer(CLI::App& app) {
   auto o = std::make_shared<PeerOptions>();
@@ -50,29 +49,25 @@ std::string ready_reason(const json& dp) {
   return "the manager has not reported on it yet: is it running?";
 }
 
-// Polls until `done(object or NotFound)` or the deadline; the last reason on timeout.
+// --wait: until the DirectPeering is Ready, or (gone) deleted.
 Status wait_for(kube::DynamicClient& host, const kube::ResourceRef& ref, bool gone,
                 std::chrono::milliseconds timeout, const std::string& what, Output& out) {
-  const auto deadline = clock::now() + timeout;
-  std::string last, reason;
-  while (true) {
-    auto dp = host.get(ref);
-    if (!dp && !dp.error().is_not_found()) {
-      return fail(dp.error().code(), dp.error().to_error().message());
-    }
-    if (gone ? !dp : (dp && (reason = ready_reason(*dp)).empty())) return ok();
-    if (gone) reason = "the manager is still tearing it down";
-    if (reason != last) out.progress("waiting for " + what + ": " + reason);
-    last = reason;
-    if (clock::now() >= deadline) {
-      return fail(
-          ErrorCode::Unavailable,
-          what + " not " + (gone ? "gone" : "Ready") + " after " +
-              util::format_duration(std::chrono::duration_cast<std::chrono::nanoseconds>(timeout)) +
-              ": " + reason);
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(500));
-  }
+  return poll_until(
+      [&]() -> PollResult {
+        auto dp = host.get(ref);
+        if (!dp && !dp.error().is_not_found()) {
+          return fail(dp.error().code(), dp.error().to_error().message());
+        }
+        if (gone) {
+          if (!dp) return poll_done();
+          return still_waiting("the manager is still tearing it down");
+        }
+        if (!dp) return still_waiting("the DirectPeering is not there");
+        std::string reason = ready_reason(*dp);
+        if (reason.empty()) return poll_done();
+        return still_waiting(reason);
+      },
+      timeout, what, what + " not " + (gone ? "gone" : "Ready"), out);
 }
 
 }  // namespace
