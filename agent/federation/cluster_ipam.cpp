@@ -1,6 +1,7 @@
 #include "federation/cluster_ipam.hpp"
 
 #include "fabric/ipam/api_convert.hpp"
+#include "fabric/translate.hpp"
 #include "fedapi/group.hpp"
 #include "fedapi/ipam_state.hpp"
 
@@ -60,6 +61,18 @@ Status ClusterIpam::save(std::uint64_t ticket) {
                 "this change dropped, the next pass makes it again");
   }
   return ok();
+}
+
+std::optional<std::string> ClusterIpam::peer_pod_ip(std::string_view cluster_id,
+                                                    std::string_view ip) {
+  auto address = os::Ipv4::parse(ip);
+  if (!address) return std::nullopt;
+  std::lock_guard lock(mu_);
+  auto state = ipam_.cluster(cluster_id);
+  if (!state || !state->subnets || !state->subnets->pod_cidr.contains(*address)) {
+    return std::nullopt;
+  }
+  return fabric::map_ip_to_network(*address, state->subnets->pod_remap()).str();
 }
 
 Status ClusterIpam::remove_peer(std::string_view cluster_id) {

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -47,6 +48,11 @@ class ClusterIpam final {
   // change not yet stored, so their save() fails with Conflict too and their callers' retries
   // start from what is stored instead of failing forever.
   Status save(std::uint64_t ticket);
+
+  // How we reach pod `ip` of peer `cluster_id`: the address in our remap of its PodCIDR (the
+  // address itself when not remapped). nullopt when the peer's networks are unknown or `ip` is
+  // not in its PodCIDR (a hostNetwork pod). Takes mutex().
+  std::optional<std::string> peer_pod_ip(std::string_view cluster_id, std::string_view ip);
 
   // Forgets a peer (its remaps and the endpoints mapped for it) and stores that; the caller
   // does not hold mutex().

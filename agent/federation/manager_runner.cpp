@@ -93,14 +93,23 @@ Status ManagerRunner::start(const agent::RoleContext& ctx) {
     return offloading_reconciler_->every_offloading(node);
   });
 
-  namespace_map_reconciler_ = std::make_unique<offload::NamespaceMapReconciler>(
-      host_, info.cluster_id, *namespace_maps_,
+  const offload::MemberClient member_client =
       [this](const std::string& id) -> Result<std::shared_ptr<kube::DynamicClient>> {
-        FED_ASSIGN_OR_RETURN(auto joined, membership_->joined_member(id));
-        return joined.member->client;
-      });
+    FED_ASSIGN_OR_RETURN(auto joined, membership_->joined_member(id));
+    return joined.member->client;
+  };
+  namespace_map_reconciler_ = std::make_unique<offload::NamespaceMapReconciler>(
+      host_, info.cluster_id, *namespace_maps_, member_client);
   namespace_map_controller_ = make_controller(*namespace_map_reconciler_, "namespace-map", 2);
   namespace_map_controller_->watch(*namespace_maps_);
+
+  pod_reflector_ = std::make_unique<offload::PodReflector>(
+      host_, info.cluster_id, *namespace_maps_, member_client,
+      [this](const std::string& id, std::string_view ip) {
+        return host_ipam_->peer_pod_ip(id, ip);
+      });
+  pod_reflection_controller_ = make_controller(*pod_reflector_, "pod-reflection", 4);
+  pod_reflector_->attach(*pod_reflection_controller_);
 
   clusters_->start();
   virtual_nodes_->start();
@@ -119,6 +128,7 @@ Status ManagerRunner::start(const agent::RoleContext& ctx) {
   FED_TRY(virtual_node_controller_->start());
   FED_TRY(offloading_controller_->start());
   FED_TRY(namespace_map_controller_->start());
+  FED_TRY(pod_reflection_controller_->start());
   ready_ = true;
   return ok();
 }
@@ -133,10 +143,11 @@ std::unique_ptr<kube::Controller> ManagerRunner::make_controller(kube::Reconcile
 
 void ManagerRunner::stop() {
   ready_ = false;
-  for (auto* c : {namespace_map_controller_.get(), offloading_controller_.get(),
-                  virtual_node_controller_.get()}) {
+  for (auto* c : {pod_reflection_controller_.get(), namespace_map_controller_.get(),
+                  offloading_controller_.get(), virtual_node_controller_.get()}) {
     if (c) c->stop();
   }
+  if (pod_reflector_) pod_reflector_->stop();
   if (direct_controller_) direct_controller_->stop();
   if (endpoint_controller_) endpoint_controller_->stop();
   if (controller_) controller_->stop();

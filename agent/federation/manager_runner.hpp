@@ -1,7 +1,8 @@
 #pragma once
 // `fed-agent manager`: the federation controllers on the host cluster — membership
 // (FederatedCluster → IPAM on both sides, Peerings, status), endpoint mappings, direct peerings
-// and virtual nodes; the other offloading and replication controllers join here as they arrive.
+// virtual nodes, namespace offloading and pod reflection; the other offloading and replication
+// controllers join here as they arrive.
 
 #include <atomic>
 #include <memory>
@@ -14,6 +15,7 @@
 #include "kube/informer.hpp"
 #include "offload/namespace_map_reconciler.hpp"
 #include "offload/offloading_reconciler.hpp"
+#include "offload/pod_reflector.hpp"
 #include "offload/virtual_node_reconciler.hpp"
 #include "roles/role_runner.hpp"
 
@@ -52,6 +54,8 @@ class ManagerRunner final : public agent::RoleRunner {
   std::unique_ptr<kube::Controller> offloading_controller_;
   std::unique_ptr<offload::NamespaceMapReconciler> namespace_map_reconciler_;
   std::unique_ptr<kube::Controller> namespace_map_controller_;
+  std::unique_ptr<offload::PodReflector> pod_reflector_;
+  std::unique_ptr<kube::Controller> pod_reflection_controller_;
 
   // A controller named `name` with `workers` workers for `reconciler`.
   static std::unique_ptr<kube::Controller> make_controller(kube::Reconciler& reconciler,

@@ -5,6 +5,7 @@
 #include "fedapi/group.hpp"
 #include "fedapi/json_fields.hpp"
 #include "fedapi/namespace_map.hpp"
+#include "federation/cluster_info.hpp"
 
 namespace fed::offload {
 namespace {
@@ -19,6 +20,41 @@ bool ours(const json& ns, const std::string& host_id, const std::string& local) 
   const json labels = ns["metadata"].value("labels", json::object());
   return labels.value(std::string(kOriginClusterLabel), "") == host_id &&
          labels.value(std::string(kOriginNamespaceLabel), "") == local;
+}
+
+const kube::ResourceRef kRoleBindings{
+    {"rbac.authorization.k8s.io", "v1", "rolebindings"}, "", "", ""};
+
+// The federation's rights in replica `ns` (docs/OFFLOAD.md): kReplicaRole, bound in `ns` only.
+Status ensure_replica_access(kube::DynamicClient& member, const std::string& ns) {
+  const std::string name(kReplicaRole);
+  auto existing = member.get(kRoleBindings.in_namespace(ns).named(name));
+  if (existing) return ok();
+  if (!existing.error().is_not_found()) return existing.error().to_error();
+  json binding{
+      {"apiVersion", "rbac.authorization.k8s.io/v1"},
+      {"kind", "RoleBinding"},
+      {"metadata",
+       {{"name", name},
+        {"namespace", ns},
+        {"labels", {{"app.kubernetes.io/part-of", "kubectl-fed"}}}}},
+      {"roleRef",
+       {{"apiGroup", "rbac.authorization.k8s.io"}, {"kind", "ClusterRole"}, {"name", name}}},
+      {"subjects", json::array({{{"kind", "ServiceAccount"},
+                                 {"name", std::string(kFederationServiceAccount)},
+                                 {"namespace", std::string(federation::kNamespace)}}})}};
+  auto created = member.create(kRoleBindings.in_namespace(ns), binding);
+  if (!created && !created.error().is_already_exists()) return created.error().to_error();
+  return ok();
+}
+
+// Accepted once the federation may reflect pods into `remote`; CreationLoopBackOff until then.
+MappingPhase accept(kube::DynamicClient& member, const std::string& id, const std::string& remote) {
+  auto access = ensure_replica_access(member, remote);
+  if (access) return MappingPhase::Accepted;
+  spdlog::warn("NamespaceMap {}: binding {} in {} on {}: {}", id, kReplicaRole, remote, id,
+               access.error().message());
+  return MappingPhase::CreationLoopBackOff;
 }
 
 }  // namespace
@@ -68,7 +104,7 @@ Result<kube::Requeue> NamespaceMapReconciler::reconcile(const kube::Request& req
         entry.phase = MappingPhase::Terminating;  // recreated once it is gone
         settling = true;
       } else {
-        entry.phase = MappingPhase::Accepted;
+        entry.phase = accept(member, id, remote);
       }
       continue;
     }
@@ -83,8 +119,8 @@ Result<kube::Requeue> NamespaceMapReconciler::reconcile(const kube::Request& req
                 {std::string(kOriginNamespaceLabel), local}}}}}};
     auto created = member.create(kNamespaces, ns);
     if (created) {
-      entry.phase = MappingPhase::Accepted;
       spdlog::info("NamespaceMap {}: created namespace {} on {} for {}", id, remote, id, local);
+      entry.phase = accept(member, id, remote);
     } else {
       entry.phase = MappingPhase::CreationLoopBackOff;
       spdlog::warn("NamespaceMap {}: creating namespace {} on {}: {}", id, remote, id,

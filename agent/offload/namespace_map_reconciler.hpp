@@ -4,7 +4,8 @@
 // identity there, labelled as the federation's and with its origin), deletes the replicas no
 // longer desired, and reports each in status.currentMapping — Accepted, CreationLoopBackOff
 // (creating fails, or the name is taken by a namespace that is not ours: never adopted, never
-// deleted) or Terminating. It looks again every kRecheck, so a replica deleted by hand on the
+// deleted) or Terminating. Each replica gets the RoleBinding that lets the federation reflect
+// pods into it. It looks again every kRecheck, so a replica deleted by hand on the
 // member comes back.
 
 #include <chrono>
@@ -22,6 +23,12 @@ inline constexpr std::chrono::seconds kRecheck{15};
 // On every replica: the host cluster it serves and the host namespace it stands for.
 inline constexpr std::string_view kOriginClusterLabel = "kubectl-fed.io/origin-cluster";
 inline constexpr std::string_view kOriginNamespaceLabel = "kubectl-fed.io/origin-namespace";
+
+// In every replica, the federation's identity on the member (ServiceAccount
+// kFederationServiceAccount in kubectl-fed-system) is bound to ClusterRole kReplicaRole, which
+// lets it run and watch the twins of reflected pods there — and nowhere else.
+inline constexpr std::string_view kFederationServiceAccount = "fed-federation";
+inline constexpr std::string_view kReplicaRole = "kubectl-fed:federation-replica";
 
 // The API client of a member, by cluster id (Unavailable while it is not peered).
 using MemberClient =

@@ -29,8 +29,14 @@ void Controller::watch(Informer& informer) {
 }
 
 void Controller::watch(Informer& informer, EventMapper mapper) {
+  informer.add_handlers(handlers(std::move(mapper)));
+  std::lock_guard lock(mu_);
+  informers_.push_back(&informer);
+}
+
+EventHandlers Controller::handlers(EventMapper mapper) {
   std::weak_ptr<WorkQueue> weak = queue_;
-  auto enqueue = [weak, mapper](const ObjectPtr& o) {
+  auto enqueue = [weak, mapper = std::move(mapper)](const ObjectPtr& o) {
     auto q = weak.lock();
     if (!q || !o) return;
     for (const auto& r : mapper(*o)) q->add(r);
@@ -42,9 +48,7 @@ void Controller::watch(Informer& informer, EventMapper mapper) {
     enqueue(new_o);
   };
   h.on_delete = enqueue;
-  informer.add_handlers(std::move(h));
-  std::lock_guard lock(mu_);
-  informers_.push_back(&informer);
+  return h;
 }
 
 Status Controller::start() {

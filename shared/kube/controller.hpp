@@ -14,6 +14,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "kube/informer.hpp"
 #include "kube/reconciler.hpp"
 #include "kube/work_queue.hpp"
 #include "result/result.hpp"
@@ -46,6 +47,9 @@ class Controller final {
   void watch(Informer& informer);
   // Enqueues mapper(object) on every add/delete and mapper(old) + mapper(new) on update.
   void watch(Informer& informer, EventMapper mapper);
+  // The handlers watch() registers, for informers that come and go while the controller runs
+  // (they are not waited for by start()); they stop enqueuing once the controller is gone.
+  EventHandlers handlers(EventMapper mapper);
 
   // Waits for every watched informer to sync (start them first), then starts the workers.
   // Unavailable when an informer does not sync within cache_sync_timeout.

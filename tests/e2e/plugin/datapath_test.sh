@@ -64,6 +64,90 @@ kill_manager() {
   k c1 -n kubectl-fed-system rollout status deploy/fed-manager --timeout=90s >/dev/null
 }
 
+# reflection MODE C3_PODS C3_HERE: pod reflection (docs/OFFLOAD.md). `shop` is offloaded from c1
+# to c3 only; a Deployment's pod bound to c3's virtual node runs as a real container on c3 in
+# shop-c1; c1 shows its status with its IP as c1 reaches it, and a c1 pod dials it there; the
+# twin deleted on c3 comes back; scaled to 0, both sides' pods go; unoffload removes shop-c1.
+reflection() {
+  local mode=$1 c3_pods=$2 c3_here=$3 fed_sa=system:serviceaccount:kubectl-fed-system:fed-federation
+  k c1 create namespace shop >/dev/null
+  ok_run off offload namespace shop --context c1 --selector kubectl-fed.io/cluster-id=c3 --wait --timeout 60s -o json
+  expect_eq "$mode: offload shop to c3 only" "$(jq -r '[.phase, .remoteNamespace] | join(" ")' "$work/off.out")" "Ready shop-c1"
+  expect_eq "$mode: no replica of shop on c2" "$(k c2 get ns shop-c1 -o name --ignore-not-found)" ""
+  # The federation's identity on c3 reaches pods in the replica only.
+  expect_eq "$mode: c3: the federation may watch pods in shop-c1" "$(k c3 auth can-i watch pods -n shop-c1 --as $fed_sa)" yes
+  expect_eq "$mode: c3: the federation may not list pods in default" "$(k c3 auth can-i list pods -n default --as $fed_sa 2>/dev/null)" no
+  k c3 -n default create rolebinding grab --clusterrole kubectl-fed:federation-replica --serviceaccount kubectl-fed-system:fed-federation --as $fed_sa >"$work/grab.out" 2>&1 \
+    && fail "$mode: the federation bound itself pod rights in c3's default namespace" \
+    || { grep -q "only in the replicas" "$work/grab.out" && pass "$mode: c3: the federation may not bind itself pod rights outside replicas" || fail "unexpected: $(cat "$work/grab.out")"; }
+  # Until the pod webhook is served, the pod carries what it would add: the toleration, and
+  # here a node selector for the selected member's virtual node (strategy Remote).
+  k c1 -n shop apply -f - >/dev/null <<YAML
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      nodeSelector: {kubectl-fed.io/type: virtual-node, kubectl-fed.io/cluster-id: c3}
+      tolerations: [{key: virtual-node.kubectl-fed.io/not-allowed, operator: Exists}]
+      terminationGracePeriodSeconds: 2
+      containers:
+        - name: web
+          image: $IMAGE
+          command: [/usr/local/bin/fed-agent, probe, --listen, "7946", --id, shop-web, --for, 600s]
+YAML
+  eventually 90 "$mode: the host pod of shop/web is Running on c1" bash -c \
+    "[ \"\$(kubectl --kubeconfig $("$TESTBED" kubeconfig c1) -n shop get pods -l app=web -o jsonpath='{.items[*].status.phase}')\" = Running ]"
+  local pod node twin_ip host_ip twin_uid
+  pod=$(k c1 -n shop get pods -l app=web -o jsonpath='{.items[0].metadata.name}')
+  node=$(k c1 -n shop get pod "$pod" -o jsonpath='{.spec.nodeName}')
+  expect_eq "$mode: $pod is bound to c3's virtual node" "$node" kubectl-fed-c3
+  expect_eq "$mode: its twin runs on a real node of c3" \
+    "$(k c3 -n shop-c1 get pod "$pod" -o jsonpath='{.spec.nodeName} {.status.phase}' | sed 's/^node[12] /node /')" "node Running"
+  [ -n "$(k c3 -n shop-c1 get pod "$pod" -o jsonpath='{.status.containerStatuses[0].state.running.startedAt}')" ] \
+    && pass "$mode: the twin's container is running" || fail "$mode: the twin's container is not running"
+  twin_ip=$(k c3 -n shop-c1 get pod "$pod" -o jsonpath='{.status.podIP}')
+  host_ip=$(k c1 -n shop get pod "$pod" -o jsonpath='{.status.podIP}')
+  expect_eq "$mode: c1 shows the pod IP as c1 reaches it (twin $twin_ip)" "$host_ip" "$(netmap "$twin_ip" "$c3_pods" "$c3_here")"
+  probe_pod c1 node2 shopdial --dial "$host_ip:7946" --timeout 60s
+  eventually 90 "$mode: the c1 pod dialling shop/$pod finished" bash -c \
+    "[ \"\$(kubectl --kubeconfig $("$TESTBED" kubeconfig c1) get pod shopdial -o jsonpath='{.status.phase}')\" = Succeeded ]"
+  local answer
+  answer=$(k c1 logs shopdial)
+  [ "${answer% from *}" = "kubectl-fed-probe shop-web" ] && pass "$mode: a c1 pod reached the offloaded pod at $host_ip: $answer" \
+    || fail "$mode: c1 -> offloaded pod: '$answer'"
+  k c1 delete pod shopdial --now >/dev/null
+  # The twin deleted on c3 is made again, for the same host pod.
+  twin_uid=$(k c3 -n shop-c1 get pod "$pod" -o jsonpath='{.metadata.uid}')
+  k c3 -n shop-c1 delete pod "$pod" --wait=false >/dev/null
+  eventually 60 "$mode: the twin deleted on c3 is made again and runs" bash -c \
+    "u=\$(kubectl --kubeconfig $("$TESTBED" kubeconfig c3) -n shop-c1 get pod $pod -o jsonpath='{.metadata.uid}/{.status.phase}' 2>/dev/null); [ \"\${u#*/}\" = Running ] && [ \"\${u%/*}\" != $twin_uid ]"
+  expect_eq "$mode: the host pod is the same one" "$(k c1 -n shop get pods -l app=web -o jsonpath='{.items[*].metadata.name}')" "$pod"
+  eventually 30 "$mode: the host pod is Running again" bash -c \
+    "[ \"\$(kubectl --kubeconfig $("$TESTBED" kubeconfig c1) -n shop get pod $pod -o jsonpath='{.status.phase}')\" = Running ]"
+  # A pod bound to c2's virtual node, where shop has no replica, stays Pending and says why;
+  # deleted, it goes (the manager finishes its deletion: no kubelet will).
+  k c1 -n shop run stray --image "$IMAGE" --restart=Never --command \
+    --overrides='{"spec":{"nodeName":"kubectl-fed-c2","tolerations":[{"key":"virtual-node.kubectl-fed.io/not-allowed","operator":"Exists"}]}}' -- /bin/true >/dev/null
+  eventually 30 "$mode: a pod on c2's virtual node is Pending: shop is not offloaded there" bash -c \
+    "[ \"\$(kubectl --kubeconfig $("$TESTBED" kubeconfig c1) -n shop get pod stray -o jsonpath='{.status.phase}/{.status.reason}')\" = Pending/NamespaceNotOffloaded ]"
+  k c1 -n shop delete pod stray --wait=false >/dev/null
+  eventually 30 "$mode: deleted, it is gone" bash -c \
+    "[ -z \"\$(kubectl --kubeconfig $("$TESTBED" kubeconfig c1) -n shop get pod stray -o name --ignore-not-found)\" ]"
+  # Scaled to 0: the host pod is deleted, its twin goes, then the host pod is finalized.
+  k c1 -n shop scale deployment web --replicas=0 >/dev/null
+  eventually 60 "$mode: scaled to 0, no pod of shop left on c1 nor in shop-c1 on c3" bash -c \
+    "[ -z \"\$(kubectl --kubeconfig $("$TESTBED" kubeconfig c1) -n shop get pods -o name)\$(kubectl --kubeconfig $("$TESTBED" kubeconfig c3) -n shop-c1 get pods -o name)\" ]"
+  ok_run unoff unoffload namespace shop --context c1 --wait --timeout 90s -o json
+  eventually 60 "$mode: unoffload: shop-c1 is gone from c3" bash -c \
+    "[ -z \"\$(kubectl --kubeconfig $("$TESTBED" kubeconfig c3) get ns shop-c1 -o name --ignore-not-found)\" ]"
+  k c1 delete namespace shop --wait=false >/dev/null
+}
+
 scenario() {
   local mode=$1
   echo "# --- $mode PodCIDRs"
@@ -119,6 +203,8 @@ scenario() {
   [ "$c1_here_on_c3" = None ] && want=$dip || want=$(netmap "$dip" "$(jq -r .podCIDR <<<"$(k c1 -n kubectl-fed-system get cm federation -o jsonpath='{.data}')")" "$c1_here_on_c3")
   expect_eq "$mode: c1/node2 -> c3/node2 ($target): c3's pod saw c1's pod $dip as $want" "$answer" "kubectl-fed-probe c3 from $want"
   k c1 delete pod dialler --now >/dev/null
+
+  reflection "$mode" "$c3_pods" "$c3_here"
 
   # Spoke to spoke through the hub (MapEndpointIP): an EndpointMapping on c1 makes c3's pod
   # reachable from c2 at an address of c1's ExternalCIDR; c1's gateway DNATs it to the pod and

@@ -44,8 +44,10 @@ std::set<std::string> rules(const json& role) {
     for (const auto& g : r["apiGroups"]) {
       for (const auto& res : r["resources"]) {
         for (const auto& v : r["verbs"]) {
-          out.insert(g.get<std::string>() + "|" + res.get<std::string>() + "|" +
-                     v.get<std::string>());
+          std::string rule =
+              g.get<std::string>() + "|" + res.get<std::string>() + "|" + v.get<std::string>();
+          if (r.contains("resourceNames")) rule += "|" + r["resourceNames"].dump();
+          out.insert(std::move(rule));
         }
       }
     }
@@ -116,7 +118,7 @@ TEST_CASE("no role grants `*` and nothing binds cluster-admin") {
     }
     CHECK(o["metadata"]["labels"][std::string(kPartOfLabel)] == "kubectl-fed");
   }
-  CHECK(roles == 7);  // a new role must pass the checks above; count them here
+  CHECK(roles == 8);  // a new role must pass the checks above; count them here
 }
 
 TEST_CASE("the ClusterRoles grant exactly what docs/JOIN.md lists") {
@@ -125,12 +127,20 @@ TEST_CASE("the ClusterRoles grant exactly what docs/JOIN.md lists") {
   std::vector<json> objects;
   for (auto& r : *all) objects.push_back(r.object);
   const std::string fed = "fed.kubectl-fed.io";
-  CHECK(rules(find(objects, "ClusterRole", "kubectl-fed:federation")) ==
-        join_sets({expand("", {"nodes"}, {"get", "list", "watch"}),
-                   expand(fed, {"peerings", "natmappings", "ipamstates"},
-                          {"get", "list", "watch", "create", "update", "patch", "delete"}),
-                   expand(fed, {"peerings/status"}, {"get", "patch", "update"}),
-                   expand("", {"namespaces"}, {"get", "list", "watch", "create", "delete"})}));
+  CHECK(
+      rules(find(objects, "ClusterRole", "kubectl-fed:federation")) ==
+      join_sets(
+          {expand("", {"nodes"}, {"get", "list", "watch"}),
+           expand(fed, {"peerings", "natmappings", "ipamstates"},
+                  {"get", "list", "watch", "create", "update", "patch", "delete"}),
+           expand(fed, {"peerings/status"}, {"get", "patch", "update"}),
+           expand("", {"namespaces"}, {"get", "list", "watch", "create", "delete"}),
+           expand("rbac.authorization.k8s.io", {"rolebindings"}, {"get", "create"}),
+           {R"(rbac.authorization.k8s.io|clusterroles|bind|["kubectl-fed:federation-replica"])"}}));
+  // Bound only inside replicas, by the manager (rolebindings-policy.yaml).
+  CHECK(rules(find(objects, "ClusterRole", "kubectl-fed:federation-replica")) ==
+        join_sets({expand("", {"pods"}, {"get", "list", "watch", "create", "delete"}),
+                   expand("", {"pods/log"}, {"get"})}));
   CHECK(rules(find(objects, "Role", "kubectl-fed:federation")) ==
         expand("", {"configmaps"}, {"get", "list", "watch"}));
   CHECK(rules(find(objects, "ClusterRole", "kubectl-fed:agent")) ==
@@ -225,6 +235,14 @@ TEST_CASE(
   }
   CHECK(manager.count("|nodes|update") == 0);
   CHECK(manager.count("|nodes/status|patch") == 1);
+  // Pod reflection: read pods, write the status of and finalize those on virtual nodes only
+  // (the policy below).
+  CHECK(manager.count("|pods|watch") == 1);
+  CHECK(manager.count("|pods|create") == 0);
+  CHECK(manager.count("|pods/status|update") == 1);
+  CHECK(names_of_kind(*host, "ValidatingAdmissionPolicy") ==
+        std::set<std::string>{"kubectl-fed-manager-virtual-nodes-only",
+                              "kubectl-fed-manager-virtual-node-pods-only"});
   CHECK(manager.count("coordination.k8s.io|leases|create") == 0);  // namespaced, below
   const json& leases = find(*host, "Role", "kubectl-fed:manager-node-leases");
   CHECK(leases["metadata"]["namespace"] == "kube-node-lease");  // not moved with --namespace
@@ -241,11 +259,12 @@ TEST_CASE(
         json::array({"Deny"}));
   auto member = render_member(kMember, RenderOptions{});
   REQUIRE(member);
-  // On a member, the policy that keeps the federation's namespace rights to replicas.
-  CHECK(names_of_kind(*member, "ValidatingAdmissionPolicy") ==
-        std::set<std::string>{"kubectl-fed-federation-replica-namespaces-only"});
-  CHECK(names_of_kind(*member, "ValidatingAdmissionPolicyBinding") ==
-        std::set<std::string>{"kubectl-fed-federation-replica-namespaces-only"});
+  // On a member, the policies that keep the federation's namespace and binding rights to
+  // replicas.
+  const std::set<std::string> policies{"kubectl-fed-federation-replica-namespaces-only",
+                                       "kubectl-fed-federation-replica-bindings-only"};
+  CHECK(names_of_kind(*member, "ValidatingAdmissionPolicy") == policies);
+  CHECK(names_of_kind(*member, "ValidatingAdmissionPolicyBinding") == policies);
 }
 
 TEST_CASE("object lists print as YAML that reads back with every object") {

@@ -1,0 +1,76 @@
+#pragma once
+// The watches the pod reflector reads from, per member: on the host, the pods bound to the
+// member's virtual node (field selector spec.nodeName); on the member, the twins in each
+// replica namespace (label selector origin-cluster = the host). The member's are per namespace
+// because the federation's identity may list pods only inside the replicas (a RoleBinding
+// there, docs/OFFLOAD.md), never cluster-wide. They follow the member's NamespaceMap: started
+// for Accepted replicas, stopped for the others and when the member leaves.
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "kube/controller.hpp"
+#include "kube/dynamic_client.hpp"
+#include "kube/informer.hpp"
+
+namespace fed::offload {
+
+class ReflectionWatches final {
+ public:
+  // Events of every watch are mapped to host pod requests (namespace, name) on `controller`.
+  ReflectionWatches(std::shared_ptr<kube::DynamicClient> host, std::string host_cluster_id,
+                    kube::Controller& controller);
+  ~ReflectionWatches();
+  ReflectionWatches(const ReflectionWatches&) = delete;
+  ReflectionWatches& operator=(const ReflectionWatches&) = delete;
+
+  // Member `id` replicates the host namespaces in `replicas` (host namespace -> replica) through
+  // `client`: starts what is missing, stops what is no longer wanted.
+  void sync(const std::string& id, const std::shared_ptr<kube::DynamicClient>& client,
+            const std::map<std::string, std::string>& replicas);
+  // Stops every watch of member `id`.
+  void forget(const std::string& id);
+  void stop();
+
+  // What a reconcile reads: the host pod (ns, name), on any virtual node, and its twins.
+  struct HostPod {
+    std::string member;
+    kube::ObjectPtr pod;
+  };
+  std::optional<HostPod> host_pod(const std::string& ns, const std::string& name) const;
+  struct Twin {
+    std::string member;
+    std::string replica;  // the member namespace
+    kube::ObjectPtr pod;  // null when there is none
+    std::shared_ptr<kube::DynamicClient> client;
+  };
+  // Member `id`'s view of host pod (ns, name); nullopt when `id` does not replicate `ns`.
+  std::optional<Twin> twin(const std::string& id, const std::string& ns,
+                           const std::string& name) const;
+  // Every member replicating `ns`.
+  std::vector<std::string> members_replicating(const std::string& ns) const;
+
+ private:
+  struct Member {
+    std::shared_ptr<kube::DynamicClient> client;
+    std::shared_ptr<kube::Informer> host_pods;
+    std::map<std::string, std::string> replicas;                   // host ns -> member ns
+    std::map<std::string, std::shared_ptr<kube::Informer>> twins;  // by member ns
+  };
+  std::shared_ptr<kube::Informer> start_informer(std::shared_ptr<kube::DynamicClient> client,
+                                                 kube::ResourceRef collection,
+                                                 kube::InformerOptions options);
+
+  std::shared_ptr<kube::DynamicClient> host_;
+  std::string host_id_;
+  kube::Controller& controller_;
+  mutable std::mutex mu_;
+  std::map<std::string, Member> members_;
+};
+
+}  // namespace fed::offload
