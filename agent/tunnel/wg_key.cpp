@@ -1,6 +1,5 @@
 #include "tunnel/wg_key.hpp"
 
-#include <openssl/err.h>
 #include <openssl/evp.h>
 #include <openssl/rand.h>
 
@@ -8,21 +7,16 @@
 
 #include <algorithm>
 
+#include "pki/openssl_error.hpp"
 #include "raii/c_handle.hpp"
 #include "util/base64.hpp"
 
 namespace fed::tunnel {
 namespace {
 
-using PkeyHandle = CHandle<EVP_PKEY, EVP_PKEY_free>;
+using pki::openssl_error;
 
-std::string openssl_error() {
-  const unsigned long e = ERR_get_error();
-  if (e == 0) return "unknown OpenSSL error";
-  char buf[256];
-  ERR_error_string_n(e, buf, sizeof buf);
-  return buf;
-}
+using PkeyHandle = CHandle<EVP_PKEY, EVP_PKEY_free>;
 
 int hex_value(char c) {
   if (c >= '0' && c <= '9') return c - '0';

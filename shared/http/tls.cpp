@@ -12,22 +12,13 @@
 #include <cstring>
 
 #include "http/connection.hpp"
+#include "pki/openssl_error.hpp"
 #include "raii/c_handle.hpp"
 
 namespace fed::http {
 namespace {
 
 using SslHandle = CHandle<SSL, SSL_free>;
-
-// The oldest queued OpenSSL error as text, clearing the queue.
-std::string ssl_error_text() {
-  const unsigned long code = ERR_get_error();
-  ERR_clear_error();
-  if (code == 0) return "unknown TLS error";
-  char buf[256];
-  ERR_error_string_n(code, buf, sizeof buf);
-  return buf;
-}
 
 Result<std::timespec> mtime_of(const std::string& path) {
   struct stat st {};
@@ -43,11 +34,11 @@ bool same_time(const std::timespec& a, const std::timespec& b) {
 
 Result<std::shared_ptr<ssl_ctx_st>> build_context(const TlsFiles& files) {
   std::shared_ptr<ssl_ctx_st> ctx(SSL_CTX_new(TLS_server_method()), SSL_CTX_free);
-  if (!ctx) return fail(ErrorCode::Internal, "TLS context: " + ssl_error_text());
+  if (!ctx) return fail(ErrorCode::Internal, "TLS context: " + pki::openssl_error());
   SSL_CTX_set_min_proto_version(ctx.get(), TLS1_2_VERSION);
   if (SSL_CTX_use_certificate_chain_file(ctx.get(), files.cert_file.c_str()) != 1) {
-    return fail(ErrorCode::Invalid, "TLS certificate " + files.cert_file + ": " + ssl_error_text() +
-                                        "; give a PEM certificate chain");
+    return fail(ErrorCode::Invalid, "TLS certificate " + files.cert_file + ": " +
+                                        pki::openssl_error() + "; give a PEM certificate chain");
   }
   if (SSL_CTX_use_PrivateKey_file(ctx.get(), files.key_file.c_str(), SSL_FILETYPE_PEM) != 1) {
     if (ERR_GET_REASON(ERR_peek_last_error()) == X509_R_KEY_VALUES_MISMATCH) {
@@ -55,7 +46,7 @@ Result<std::shared_ptr<ssl_ctx_st>> build_context(const TlsFiles& files) {
       return fail(ErrorCode::Invalid,
                   "TLS key " + files.key_file + " does not match certificate " + files.cert_file);
     }
-    return fail(ErrorCode::Invalid, "TLS key " + files.key_file + ": " + ssl_error_text() +
+    return fail(ErrorCode::Invalid, "TLS key " + files.key_file + ": " + pki::openssl_error() +
                                         "; give an unencrypted PEM private key");
   }
   if (SSL_CTX_check_private_key(ctx.get()) != 1) {
@@ -127,7 +118,7 @@ class TlsTransport final : public detail::Transport {
       }
       if (err == SSL_ERROR_ZERO_RETURN) return detail::IoStatus::Closed;
       if (err == SSL_ERROR_SYSCALL && errno == EINTR) continue;
-      spdlog::debug("TLS: {}", ssl_error_text());
+      spdlog::debug("TLS: {}", pki::openssl_error());
       return err == SSL_ERROR_SYSCALL ? detail::IoStatus::Closed : detail::IoStatus::Failed;
     }
   }
