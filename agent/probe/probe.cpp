@@ -14,6 +14,7 @@
 #include "etcdproxy/socket_util.hpp"
 #include "fedapi/probe_answer.hpp"
 #include "raii/fd.hpp"
+#include "roles/signals.hpp"
 
 namespace fed::probe {
 namespace {
@@ -56,11 +57,16 @@ Result<std::string> read_line(const Fd& fd, std::chrono::milliseconds timeout) {
 }  // namespace
 
 Status listen(std::uint16_t port, const std::string& id, std::chrono::milliseconds deadline) {
+  // As a container's PID 1 the probe gets no default action for SIGTERM: without this, a pod
+  // of it takes its whole grace period to delete.
+  auto signals = agent::ShutdownSignals::install();
   FED_ASSIGN_OR_RETURN(auto sock, etcdproxy::listen_tcp({"0.0.0.0", port}));
   const auto end = clock::now() + deadline;
   while (clock::now() < end) {
-    pollfd p{sock.get(), POLLIN, 0};
-    if (::poll(&p, 1, 500) <= 0) continue;
+    pollfd p[2] = {{sock.get(), POLLIN, 0}, {signals ? signals->fd() : -1, POLLIN, 0}};
+    if (::poll(p, 2, 500) <= 0) continue;
+    if (p[1].revents != 0) return ok();  // SIGTERM or SIGINT: stop serving
+    if (p[0].revents == 0) continue;
     sockaddr_storage peer{};
     socklen_t len = sizeof(peer);
     Fd conn(::accept4(sock.get(), reinterpret_cast<sockaddr*>(&peer), &len, SOCK_CLOEXEC));

@@ -19,6 +19,8 @@ class ShutdownSignals final {
 
   // Waits up to `timeout` for a signal; its number, or empty on timeout.
   std::optional<int> wait(std::chrono::milliseconds timeout);
+  // The signalfd, readable once a signal is pending: for callers that poll other fds too.
+  int fd() const { return fd_.get(); }
 
  private:
   explicit ShutdownSignals(Fd fd) : fd_(std::move(fd)) {}
