@@ -93,6 +93,14 @@ int run(int argc, char** argv) {
   auto* node = app.add_subcommand("node", "Run the per-node agent (DaemonSet)");
   const fed::federation::NodeCommand node_command(*node);
   auto* manager = app.add_subcommand("manager", "Run the federation controllers (Deployment)");
+  fed::federation::ManagerOptions manager_options;
+  manager
+      ->add_option("--webhook-bind-address", manager_options.webhook_bind_address,
+                   "host:port of the pod webhook (HTTPS); empty: no webhook")
+      ->capture_default_str();
+  manager->add_option("--webhook-cert-dir", manager_options.webhook_cert_dir,
+                      "Where the webhook's serving certificate is written (default: a directory "
+                      "under the temporary directory)");
   auto* etcd_proxy = app.add_subcommand(
       "etcd-proxy", "Run the leader-aware etcd proxy beside kube-apiserver (--members required)");
   fed::etcdproxy::EtcdProxyFlags etcd_proxy_flags;
@@ -144,7 +152,7 @@ int run(int argc, char** argv) {
     runner = std::move(*made);
   }
   if (manager->parsed()) {
-    runner = std::make_unique<fed::federation::ManagerRunner>();
+    runner = std::make_unique<fed::federation::ManagerRunner>(std::move(manager_options));
   }
   if (etcd_proxy->parsed()) {
     auto proxy_options = fed::etcdproxy::to_options(etcd_proxy_flags);

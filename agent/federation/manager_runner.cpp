@@ -1,5 +1,9 @@
 #include "federation/manager_runner.hpp"
 
+#include <unistd.h>
+
+#include <filesystem>
+
 #include <spdlog/spdlog.h>
 
 #include "fedapi/group.hpp"
@@ -111,6 +115,8 @@ Status ManagerRunner::start(const agent::RoleContext& ctx) {
   pod_reflection_controller_ = make_controller(*pod_reflector_, "pod-reflection", 4);
   pod_reflector_->attach(*pod_reflection_controller_);
 
+  FED_TRY(prepare_webhook());
+
   clusters_->start();
   virtual_nodes_->start();
   namespace_maps_->start();
@@ -129,7 +135,39 @@ Status ManagerRunner::start(const agent::RoleContext& ctx) {
   FED_TRY(offloading_controller_->start());
   FED_TRY(namespace_map_controller_->start());
   FED_TRY(pod_reflection_controller_->start());
+  FED_TRY(start_webhook());
   ready_ = true;
+  return ok();
+}
+
+Status ManagerRunner::prepare_webhook() {
+  if (options_.webhook_bind_address.empty()) return ok();
+  std::filesystem::path dir = options_.webhook_cert_dir;
+  if (dir.empty()) {
+    dir = std::filesystem::temp_directory_path() /
+          ("kubectl-fed-webhook-" + std::to_string(::getpid()));
+  }
+  webhook_tls_ =
+      std::make_unique<offload::WebhookTlsStore>(host_, std::string(kNamespace), std::move(dir));
+  // The server checks its certificate files when it is created: they must exist first.
+  FED_TRY(webhook_tls_->sync(std::chrono::system_clock::now()));
+  webhook_reconciler_ =
+      std::make_unique<offload::WebhookConfigReconciler>(host_, *webhook_tls_, *offloadings_);
+  webhook_controller_ = make_controller(*webhook_reconciler_, "pod-webhook", 1);
+  webhook_controller_->watch(*offloadings_, [](const nlohmann::json&) {
+    return std::vector<kube::Request>{offload::WebhookConfigReconciler::request()};
+  });
+  return ok();
+}
+
+Status ManagerRunner::start_webhook() {
+  if (!webhook_controller_) return ok();
+  FED_TRY(webhook_controller_->start());
+  webhook_controller_->queue().add(offload::WebhookConfigReconciler::request());
+  // Serves only once the offloadings are cached (the controllers' start waited for that), so an
+  // early pod is not waved through as "not offloaded".
+  FED_ASSIGN_OR_RETURN(webhook_, offload::PodWebhook::start(options_.webhook_bind_address,
+                                                            webhook_tls_->files(), *offloadings_));
   return ok();
 }
 
@@ -143,6 +181,8 @@ std::unique_ptr<kube::Controller> ManagerRunner::make_controller(kube::Reconcile
 
 void ManagerRunner::stop() {
   ready_ = false;
+  if (webhook_) webhook_->stop();
+  if (webhook_controller_) webhook_controller_->stop();
   for (auto* c : {pod_reflection_controller_.get(), namespace_map_controller_.get(),
                   offloading_controller_.get(), virtual_node_controller_.get()}) {
     if (c) c->stop();

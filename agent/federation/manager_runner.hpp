@@ -16,13 +16,25 @@
 #include "offload/namespace_map_reconciler.hpp"
 #include "offload/offloading_reconciler.hpp"
 #include "offload/pod_reflector.hpp"
+#include "offload/pod_webhook.hpp"
 #include "offload/virtual_node_reconciler.hpp"
+#include "offload/webhook_config_reconciler.hpp"
+#include "offload/webhook_tls_store.hpp"
 #include "roles/role_runner.hpp"
 
 namespace fed::federation {
 
+struct ManagerOptions {
+  // Where the pod webhook listens (HTTPS); empty: no webhook.
+  std::string webhook_bind_address{offload::kDefaultWebhookBindAddress};
+  // Where its serving certificate and key are written (empty: a directory of this process
+  // under the system's temporary directory).
+  std::string webhook_cert_dir;
+};
+
 class ManagerRunner final : public agent::RoleRunner {
  public:
+  explicit ManagerRunner(ManagerOptions options = {}) : options_(std::move(options)) {}
   agent::Role role() const override { return agent::Role::Manager; }
   // Connects to the host (--kubeconfig/--context, else in-cluster), reads its federation
   // ConfigMap, restores its IPAM and starts the controllers. Fails when the host was never
@@ -32,6 +44,11 @@ class ManagerRunner final : public agent::RoleRunner {
   void stop() override;
 
  private:
+  // The pod webhook's certificates, configuration and server (before the controllers start).
+  Status prepare_webhook();
+  Status start_webhook();
+
+  ManagerOptions options_;
   std::shared_ptr<kube::DynamicClient> host_;
   std::unique_ptr<ClusterIpam> host_ipam_;
   std::unique_ptr<kube::Informer> clusters_;
@@ -56,6 +73,10 @@ class ManagerRunner final : public agent::RoleRunner {
   std::unique_ptr<kube::Controller> namespace_map_controller_;
   std::unique_ptr<offload::PodReflector> pod_reflector_;
   std::unique_ptr<kube::Controller> pod_reflection_controller_;
+  std::unique_ptr<offload::WebhookTlsStore> webhook_tls_;
+  std::unique_ptr<offload::WebhookConfigReconciler> webhook_reconciler_;
+  std::unique_ptr<kube::Controller> webhook_controller_;
+  std::unique_ptr<offload::PodWebhook> webhook_;
 
   // A controller named `name` with `workers` workers for `reconciler`.
   static std::unique_ptr<kube::Controller> make_controller(kube::Reconciler& reconciler,

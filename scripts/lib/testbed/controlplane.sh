@@ -29,7 +29,7 @@ start_control_plane() {
     --service-account-issuer https://kubernetes.default.svc \
     --service-account-key-file "$p/sa.pub" --service-account-signing-key-file "$p/sa.key" \
     --authorization-mode Node,RBAC --enable-admission-plugins NodeRestriction \
-    --kubelet-preferred-address-types InternalIP \
+    --kubelet-preferred-address-types InternalIP --enable-aggregator-routing=true \
     --allow-privileged=true --profiling=false --event-ttl 1h --v 1
   wait_for "c$c kube-apiserver /readyz" 120 in_ns "$ns" curl -sfk --max-time 2 https://127.0.0.1:6443/readyz ||
     { tail -20 "$d/logs/kube-apiserver.log" >&2; die "c$c: kube-apiserver did not become ready (log: $d/logs/kube-apiserver.log)"; }

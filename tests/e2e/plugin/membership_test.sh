@@ -153,6 +153,7 @@ for u in cfg["users"]:
 print(yaml.safe_dump(cfg))
 PY
 "$AGENT" manager --kubeconfig "$work/manager.kubeconfig" --bind-address 127.0.0.1:19442 \
+  --webhook-bind-address 127.0.0.1:0 \
   >>"$work/manager.log" 2>&1 &
 manager_pid=$!
 trap 'echo "--- manager log"; tail -30 "$work/manager.log"; cleanup' EXIT

@@ -243,6 +243,20 @@ TEST_CASE(
   CHECK(names_of_kind(*host, "ValidatingAdmissionPolicy") ==
         std::set<std::string>{"kubectl-fed-manager-virtual-nodes-only",
                               "kubectl-fed-manager-virtual-node-pods-only"});
+  // The pod webhook: its configuration (get/update, that one object) as installed matches no
+  // namespace until the manager names the offloaded ones; failurePolicy Fail.
+  CHECK(
+      manager.count(
+          R"(admissionregistration.k8s.io|mutatingwebhookconfigurations|update|["kubectl-fed-pods"])") ==
+      1);
+  CHECK(manager.count("admissionregistration.k8s.io|mutatingwebhookconfigurations|create") == 0);
+  const json& hook = find(*host, "MutatingWebhookConfiguration", "kubectl-fed-pods")["webhooks"][0];
+  CHECK(hook["failurePolicy"] == "Fail");
+  CHECK(hook["namespaceSelector"]["matchExpressions"][0]["values"] == json::array({""}));
+  CHECK(hook["clientConfig"]["service"]["name"] == "fed-manager-webhook");
+  CHECK(names_of_kind(*host, "Service") == std::set<std::string>{"fed-manager-webhook"});
+  CHECK(rules(find(*host, "Role", "kubectl-fed:manager"))
+            .count(R"(|secrets|update|["fed-manager-webhook-tls"])") == 1);
   CHECK(manager.count("coordination.k8s.io|leases|create") == 0);  // namespaced, below
   const json& leases = find(*host, "Role", "kubectl-fed:manager-node-leases");
   CHECK(leases["metadata"]["namespace"] == "kube-node-lease");  // not moved with --namespace
