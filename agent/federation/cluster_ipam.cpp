@@ -75,6 +75,18 @@ std::optional<std::string> ClusterIpam::peer_pod_ip(std::string_view cluster_id,
   return fabric::map_ip_to_network(*address, state->subnets->pod_remap()).str();
 }
 
+std::optional<std::string> ClusterIpam::peer_own_ip(std::string_view cluster_id,
+                                                    std::string_view ip) {
+  auto address = os::Ipv4::parse(ip);
+  if (!address) return std::nullopt;
+  std::lock_guard lock(mu_);
+  auto state = ipam_.cluster(cluster_id);
+  if (!state || !state->subnets || !state->subnets->remote_pod_cidr.contains(*address)) {
+    return std::nullopt;
+  }
+  return fabric::map_ip_to_network(*address, state->subnets->pod_cidr).str();
+}
+
 Status ClusterIpam::remove_peer(std::string_view cluster_id) {
   std::uint64_t removed = 0;
   {

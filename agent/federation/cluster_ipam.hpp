@@ -53,6 +53,9 @@ class ClusterIpam final {
   // address itself when not remapped). nullopt when the peer's networks are unknown or `ip` is
   // not in its PodCIDR (a hostNetwork pod). Takes mutex().
   std::optional<std::string> peer_pod_ip(std::string_view cluster_id, std::string_view ip);
+  // The reverse: the peer's own address of `ip`, an address in our remap of its PodCIDR (one of
+  // its pods as we see it). nullopt when `ip` is not one of its pods.
+  std::optional<std::string> peer_own_ip(std::string_view cluster_id, std::string_view ip);
 
   // Forgets a peer (its remaps and the endpoints mapped for it) and stores that; the caller
   // does not hold mutex().

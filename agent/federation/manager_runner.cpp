@@ -85,10 +85,13 @@ Status ManagerRunner::start(const agent::RoleContext& ctx) {
   enabled_options.label_selector = std::string(offload::kEnabledLabel) + "=true";
   enabled_namespaces_ = std::make_unique<kube::Informer>(
       host_, kube::ResourceRef{{"", "v1", "namespaces"}, "", "", ""}, std::move(enabled_options));
+  events_ =
+      std::make_unique<kube::EventRecorder>(host_, kube::EventSource{"fed-agent-manager", ""});
   offloading_reconciler_ = std::make_unique<offload::OffloadingReconciler>(
       host_, info.cluster_id,
       offload::OffloadingInformers{*offloadings_, *namespace_maps_, *virtual_nodes_,
-                                   *enabled_namespaces_});
+                                   *enabled_namespaces_},
+      events_.get());
   offloading_controller_ = make_controller(*offloading_reconciler_, "namespace-offloading", 2);
   offloading_controller_->watch(*offloadings_, offload::OffloadingReconciler::namespace_of);
   offloading_controller_->watch(*enabled_namespaces_, offload::OffloadingReconciler::namespace_of);
@@ -115,9 +118,32 @@ Status ManagerRunner::start(const agent::RoleContext& ctx) {
   pod_reflection_controller_ = make_controller(*pod_reflector_, "pod-reflection", 4);
   pod_reflector_->attach(*pod_reflection_controller_);
 
+  services_ = std::make_unique<kube::Informer>(
+      host_, kube::ResourceRef{{"", "v1", "services"}, "", "", ""});
+  endpoint_slices_ = std::make_unique<kube::Informer>(
+      host_, kube::ResourceRef{{"discovery.k8s.io", "v1", "endpointslices"}, "", "", ""});
+  service_reflector_ = std::make_unique<offload::ServiceReflector>(
+      host_, info.cluster_id,
+      offload::ServiceInformers{*services_, *endpoint_slices_, *namespace_maps_,
+                                *endpoint_mappings_},
+      member_client, [this](const std::string& id, std::string_view ip) {
+        return host_ipam_->peer_own_ip(id, ip);
+      });
+  service_reflection_controller_ = make_controller(*service_reflector_, "service-reflection", 2);
+  service_reflection_controller_->watch(*services_);
+  service_reflection_controller_->watch(*endpoint_slices_,
+                                        offload::ServiceReflector::service_of_slice);
+  service_reflection_controller_->watch(*endpoint_mappings_,
+                                        offload::ServiceReflector::service_of_mapping);
+  service_reflection_controller_->watch(*namespace_maps_, [this](const nlohmann::json& nm) {
+    return service_reflector_->services_of_map(nm);
+  });
+
   FED_TRY(prepare_webhook());
 
   clusters_->start();
+  services_->start();
+  endpoint_slices_->start();
   virtual_nodes_->start();
   namespace_maps_->start();
   offloadings_->start();
@@ -135,6 +161,7 @@ Status ManagerRunner::start(const agent::RoleContext& ctx) {
   FED_TRY(offloading_controller_->start());
   FED_TRY(namespace_map_controller_->start());
   FED_TRY(pod_reflection_controller_->start());
+  FED_TRY(service_reflection_controller_->start());
   FED_TRY(start_webhook());
   ready_ = true;
   return ok();
@@ -183,8 +210,9 @@ void ManagerRunner::stop() {
   ready_ = false;
   if (webhook_) webhook_->stop();
   if (webhook_controller_) webhook_controller_->stop();
-  for (auto* c : {pod_reflection_controller_.get(), namespace_map_controller_.get(),
-                  offloading_controller_.get(), virtual_node_controller_.get()}) {
+  for (auto* c : {service_reflection_controller_.get(), pod_reflection_controller_.get(),
+                  namespace_map_controller_.get(), offloading_controller_.get(),
+                  virtual_node_controller_.get()}) {
     if (c) c->stop();
   }
   if (pod_reflector_) pod_reflector_->stop();
@@ -194,8 +222,8 @@ void ManagerRunner::stop() {
   if (direct_peerings_) direct_peerings_->stop();
   if (nat_mappings_) nat_mappings_->stop();
   if (endpoint_mappings_) endpoint_mappings_->stop();
-  for (auto* i : {enabled_namespaces_.get(), offloadings_.get(), namespace_maps_.get(),
-                  virtual_nodes_.get()}) {
+  for (auto* i : {services_.get(), endpoint_slices_.get(), enabled_namespaces_.get(),
+                  offloadings_.get(), namespace_maps_.get(), virtual_nodes_.get()}) {
     if (i) i->stop();
   }
   if (clusters_) clusters_->stop();

@@ -17,6 +17,7 @@
 #include "offload/offloading_reconciler.hpp"
 #include "offload/pod_reflector.hpp"
 #include "offload/pod_webhook.hpp"
+#include "offload/service_reflector.hpp"
 #include "offload/virtual_node_reconciler.hpp"
 #include "offload/webhook_config_reconciler.hpp"
 #include "offload/webhook_tls_store.hpp"
@@ -64,6 +65,7 @@ class ManagerRunner final : public agent::RoleRunner {
   std::unique_ptr<kube::Informer> virtual_nodes_;  // host Nodes labelled type=virtual-node
   std::unique_ptr<offload::VirtualNodeReconciler> virtual_node_reconciler_;
   std::unique_ptr<kube::Controller> virtual_node_controller_;
+  std::unique_ptr<kube::EventRecorder> events_;  // about the federation's objects on the host
   std::unique_ptr<kube::Informer> namespace_maps_;
   std::unique_ptr<kube::Informer> offloadings_;
   std::unique_ptr<kube::Informer> enabled_namespaces_;  // labelled kubectl-fed.io/enabled=true
@@ -73,6 +75,10 @@ class ManagerRunner final : public agent::RoleRunner {
   std::unique_ptr<kube::Controller> namespace_map_controller_;
   std::unique_ptr<offload::PodReflector> pod_reflector_;
   std::unique_ptr<kube::Controller> pod_reflection_controller_;
+  std::unique_ptr<kube::Informer> services_;         // the host's, all namespaces
+  std::unique_ptr<kube::Informer> endpoint_slices_;  // the host's, all namespaces
+  std::unique_ptr<offload::ServiceReflector> service_reflector_;
+  std::unique_ptr<kube::Controller> service_reflection_controller_;
   std::unique_ptr<offload::WebhookTlsStore> webhook_tls_;
   std::unique_ptr<offload::WebhookConfigReconciler> webhook_reconciler_;
   std::unique_ptr<kube::Controller> webhook_controller_;

@@ -51,8 +51,12 @@ ClusterMapping mapping_in(const json& namespace_map, const std::string& ns) {
 
 OffloadingReconciler::OffloadingReconciler(std::shared_ptr<kube::DynamicClient> host,
                                            std::string host_cluster_id,
-                                           OffloadingInformers informers)
-    : host_(std::move(host)), host_id_(std::move(host_cluster_id)), in_(informers) {}
+                                           OffloadingInformers informers,
+                                           kube::EventRecorder* events)
+    : host_(std::move(host)),
+      host_id_(std::move(host_cluster_id)),
+      in_(informers),
+      events_(events) {}
 
 std::vector<kube::Request> OffloadingReconciler::namespace_of(const json& object) {
   const json& meta = object["metadata"];
@@ -123,6 +127,11 @@ Result<kube::Requeue> OffloadingReconciler::reconcile(const kube::Request& reque
     if (!name) {
       // Nothing can be offloaded under this spec; say why and select nothing.
       spdlog::warn("NamespaceOffloading {}/offloading: {}", ns, name.error().message());
+      if (events_ != nullptr) {
+        events_->record({std::string(fedapi::kApiVersion), "NamespaceOffloading", ns,
+                         off["metadata"].value("name", ""), off["metadata"].value("uid", "")},
+                        kube::EventType::Warning, "SpecRefused", name.error().message());
+      }
     } else {
       remote = *name;
       const auto selector = spec->effective_cluster_selector();

@@ -19,6 +19,7 @@
 
 #include "fedapi/offloading.hpp"
 #include "kube/dynamic_client.hpp"
+#include "kube/event_recorder.hpp"
 #include "kube/informer.hpp"
 #include "kube/reconciler.hpp"
 
@@ -37,8 +38,10 @@ struct OffloadingInformers {
 
 class OffloadingReconciler final : public kube::Reconciler {
  public:
+  // `events` (may be null) gets a Warning SpecRefused on a NamespaceOffloading whose spec cannot
+  // be offloaded, so `kubectl describe` says why nothing happens.
   OffloadingReconciler(std::shared_ptr<kube::DynamicClient> host, std::string host_cluster_id,
-                       OffloadingInformers informers);
+                       OffloadingInformers informers, kube::EventRecorder* events = nullptr);
 
   // Requests are namespace names (cluster-scoped keys).
   Result<kube::Requeue> reconcile(const kube::Request& request) override;
@@ -59,6 +62,7 @@ class OffloadingReconciler final : public kube::Reconciler {
   std::shared_ptr<kube::DynamicClient> host_;
   std::string host_id_;
   OffloadingInformers in_;
+  kube::EventRecorder* events_;
 };
 
 }  // namespace fed::offload

@@ -78,7 +78,8 @@ kill_manager() {
 # offloaded from c1 to c3 only, strategy Remote; a plain Deployment's pod is sent to c3's
 # virtual node by the webhook and runs as a real container on c3 in shop-c1; c1 shows its status
 # with its IP as c1 reaches it, and a c1 pod dials it there and through a Service; the twin
-# deleted on c3 comes back; scaled to 0, both sides' pods go; strategy Local keeps new pods on
+# deleted on c3 comes back; offloaded to c2 too, a pod sent to c2 reaches it by the ClusterIP
+# of the Service's twin on c2; scaled to 0, both sides' pods go; strategy Local keeps new pods on
 # c1; without a manager, pods of shop are refused (failurePolicy Fail); unoffload removes
 # shop-c1.
 reflection() {
@@ -145,6 +146,29 @@ reflection() {
   k c1 -n shop delete pod stray --wait=false >/dev/null
   eventually 30 "$mode: deleted, it is gone" bash -c \
     "[ -z \"\$(kubectl --kubeconfig $("$TESTBED" kubeconfig c1) -n shop get pod stray -o name --ignore-not-found)\" ]"
+  # Service reflection: offloaded to c2 as well, a pod of shop sent to c2 reaches shop/web on c3
+  # by the ClusterIP of web's twin on c2 (its EndpointSlice lists the pod through c1's
+  # ExternalCIDR, an EndpointMapping on c1).
+  ok_run offboth offload namespace shop --context c1 --selector 'kubectl-fed.io/cluster-id in (c2,c3)' \
+    --pod-offloading-strategy Remote --wait --timeout 60s -o json
+  expect_eq "$mode: offload shop to c2 and c3" "$(jq -r '[.result, .phase] | join(" ")' "$work/offboth.out")" "updated Ready"
+  eventually 30 "$mode: web's twin Service and EndpointSlice on c2 list one endpoint" bash -c \
+    "[ -n \"\$(kubectl --kubeconfig $("$TESTBED" kubeconfig c2) -n shop-c1 get endpointslice web-kubectl-fed -o jsonpath='{.endpoints[0].addresses[0]}' 2>/dev/null)\" ]"
+  expect_eq "$mode: c3's twin EndpointSlice lists the pod at c3's own address" \
+    "$(k c3 -n shop-c1 get endpointslice web-kubectl-fed -o jsonpath='{.endpoints[*].addresses[*]}')" "$(k c3 -n shop-c1 get pod "$pod" -o jsonpath='{.status.podIP}')"
+  local c2_cip
+  c2_cip=$(k c2 -n shop-c1 get service web -o jsonpath='{.spec.clusterIP}')
+  k c1 -n shop run client --image "$IMAGE" --restart=Never --overrides='{"spec":{"nodeSelector":{"kubectl-fed.io/cluster-id":"c2"}}}' \
+    --command -- /usr/local/bin/fed-agent probe --dial "$c2_cip:7946" --timeout 60s >/dev/null
+  eventually 90 "$mode: the host pod shop/client (on c2) Succeeded" bash -c \
+    "[ \"\$(kubectl --kubeconfig $("$TESTBED" kubeconfig c1) -n shop get pod client -o jsonpath='{.spec.nodeName}/{.status.phase}')\" = kubectl-fed-c2/Succeeded ]"
+  answer=$(k c2 -n shop-c1 logs client)
+  [ "${answer% from *}" = "kubectl-fed-probe shop-web" ] && pass "$mode: c2 -> ClusterIP $c2_cip on c2 -> shop/web on c3: $answer" \
+    || fail "$mode: c2 -> c3 through the twin Service: '$answer'"
+  k c1 -n shop delete pod client --wait=false >/dev/null
+  k c1 -n shop delete service web >/dev/null
+  eventually 30 "$mode: the host Service deleted, its twins and EndpointMappings go" bash -c \
+    "[ -z \"\$(kubectl --kubeconfig $("$TESTBED" kubeconfig c2) -n shop-c1 get service,endpointslice -o name)\$(kubectl --kubeconfig $("$TESTBED" kubeconfig c3) -n shop-c1 get service,endpointslice -l kubectl-fed.io/origin-cluster -o name)\$(kubectl --kubeconfig $("$TESTBED" kubeconfig c1) get endpointmappings -l kubectl-fed.io/origin-service -o name)\" ]"
   # Scaled to 0: the host pod is deleted, its twin goes, then the host pod is finalized.
   k c1 -n shop scale deployment web --replicas=0 >/dev/null
   eventually 90 "$mode: scaled to 0, no pod of shop left on c1 nor in shop-c1 on c3" bash -c \

@@ -13,7 +13,7 @@ work=$(mktemp -d)
 export KUBECONFIG="$("$TESTBED" kubeconfig c1):$("$TESTBED" kubeconfig c3)"
 manager_pid=""
 SEL=app.kubernetes.io/part-of=kubectl-fed
-DERIVED='["Pod", "ReplicaSet", "ControllerRevision"]'
+DERIVED='["Pod", "ReplicaSet", "ControllerRevision", "Endpoints", "EndpointSlice"]'
 
 # Every object labelled part-of kubectl-fed in cluster $1 (but the kinds in the JSON list
 # $DERIVED: what controllers make from our templates, e.g. Pods), one line each:
@@ -254,6 +254,19 @@ grep -q "63" "$work/offbad3.err" && pass "the error gives the 63-character limit
 run offbad4 offload namespace nowhere --context c1
 refused offbad4 5 "offload of a namespace that does not exist"
 expect_eq "refused offloads created nothing" "$(k c1 get namespaceoffloadings -A -o name)" ""
+# Written around the plugin, a spec the manager cannot offload: it says why in an Event.
+long=$(printf 'b%.0s' $(seq 61))
+k c1 create namespace "$long" >/dev/null
+k c1 -n "$long" apply -f - >/dev/null <<YAML
+apiVersion: fed.kubectl-fed.io/v1alpha1
+kind: NamespaceOffloading
+metadata: {name: offloading}
+spec: {}
+YAML
+eventually 30 "a NamespaceOffloading the manager cannot offload gets a Warning SpecRefused Event naming the limit" bash -c \
+  "kubectl --kubeconfig $("$TESTBED" kubeconfig c1) -n $long get events --field-selector reason=SpecRefused,involvedObject.kind=NamespaceOffloading -o jsonpath='{.items[*].message}' | grep -q 63"
+k c1 -n "$long" delete namespaceoffloading offloading --timeout=30s >/dev/null
+k c1 delete namespace "$long" --wait=false >/dev/null
 run offload offload namespace shop --context c1 --wait --timeout 60s -o json
 expect_eq "offload namespace shop --wait: exit code" "$(rc offload)" 0
 expect_eq "offload -o json: result, phase, remote name" "$(jq -r '[.result, .phase, .remoteNamespace] | join(" ")' "$work/offload.out")" "offloaded Ready shop-c1"
@@ -310,6 +323,7 @@ k c3 auth can-i --list -n kubectl-fed-system --as=system:serviceaccount:kubectl-
   | awk 'NR > 1 && $1 !~ /^(selfsubject|\[)/ && $2 == "[]" {
       line = $1; for (i = 3; i <= NF; i++) line = line " " $i; print line }' | sort >"$work/rules"
 cat >"$work/rules.want" <<'RULES'
+clusterroles.rbac.authorization.k8s.io [kubectl-fed:federation-replica] [bind]
 configmaps [] [get list watch]
 ipamstates.fed.kubectl-fed.io [] [get list watch create update patch delete]
 namespaces [] [get list watch create delete]
@@ -317,6 +331,7 @@ natmappings.fed.kubectl-fed.io [] [get list watch create update patch delete]
 nodes [] [get list watch]
 peerings.fed.kubectl-fed.io [] [get list watch create update patch delete]
 peerings.fed.kubectl-fed.io/status [] [get patch update]
+rolebindings.rbac.authorization.k8s.io [] [get create]
 RULES
 sort -o "$work/rules.want" "$work/rules.want"
 diff "$work/rules.want" "$work/rules" >"$work/rules.diff" && pass "auth can-i --list for fed-federation on c3: exactly the expected rules" \

@@ -140,7 +140,10 @@ TEST_CASE("the ClusterRoles grant exactly what docs/JOIN.md lists") {
   // Bound only inside replicas, by the manager (rolebindings-policy.yaml).
   CHECK(rules(find(objects, "ClusterRole", "kubectl-fed:federation-replica")) ==
         join_sets({expand("", {"pods"}, {"get", "list", "watch", "create", "delete"}),
-                   expand("", {"pods/log"}, {"get"})}));
+                   expand("", {"pods/log"}, {"get"}),
+                   expand("", {"services"}, {"get", "list", "watch", "create", "update", "delete"}),
+                   expand("discovery.k8s.io", {"endpointslices"},
+                          {"get", "list", "watch", "create", "update", "delete"})}));
   CHECK(rules(find(objects, "Role", "kubectl-fed:federation")) ==
         expand("", {"configmaps"}, {"get", "list", "watch"}));
   CHECK(rules(find(objects, "ClusterRole", "kubectl-fed:agent")) ==
