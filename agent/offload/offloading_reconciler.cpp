@@ -136,12 +136,7 @@ Result<kube::Requeue> OffloadingReconciler::reconcile(const kube::Request& reque
       remote = *name;
       const auto selector = spec->effective_cluster_selector();
       for (const auto& vn : in_.virtual_nodes.store().list()) {
-        NodeFacts facts{(*vn)["metadata"].value("name", ""), {}};
-        const json labels = (*vn)["metadata"].value("labels", json::object());
-        for (const auto& [k, v] : labels.items()) {
-          if (v.is_string()) facts.labels[k] = v.get<std::string>();
-        }
-        auto hit = matches(selector, facts, "spec.clusterSelector.nodeSelectorTerms");
+        auto hit = matches(selector, facts_of(*vn), "spec.clusterSelector.nodeSelectorTerms");
         if (hit && *hit && !cluster_of(*vn).empty()) selected.insert(cluster_of(*vn));
       }
     }

@@ -238,6 +238,27 @@ Result<json> offloading_from_flags(const OffloadOptions& o, const std::string& h
               {"spec", *decoded}};
 }
 
+// A warning when no virtual node on the host matches the offloading's clusterSelector: the phase
+// will be NoClusterSelected until a member with those labels joins. Empty when one matches (or
+// the nodes cannot be listed: the offloading itself is still right).
+std::string no_cluster_warning(kube::DynamicClient& host, const json& desired) {
+  auto spec = fedapi::decode<fedapi::NamespaceOffloadingSpec>(desired["spec"], "spec");
+  if (!spec) return "";
+  kube::ListOptions options;
+  options.label_selector = "kubectl-fed.io/type=virtual-node";
+  auto nodes = host.list(kube::ResourceRef{{"", "v1", "nodes"}, "", "", ""}, options);
+  if (!nodes) return "";
+  const auto selector = spec->effective_cluster_selector();
+  for (const auto& node : nodes->value("items", json::array())) {
+    auto hit = offload::matches(selector, offload::facts_of(node), "--selector");
+    if (hit && *hit) return "";
+  }
+  return "no virtual node matches the cluster selector (" +
+         std::to_string(nodes->value("items", json::array()).size()) +
+         " virtual nodes): the phase stays NoClusterSelected until a member with those labels "
+         "joins";
+}
+
 Status run_offload(const GlobalOptions& global, const OffloadOptions& o, Output& out) {
   // Every check but the remote name's length (which needs the host's id) before connecting.
   FED_TRY(offloading_from_flags(o, "x"));
@@ -258,6 +279,8 @@ Status run_offload(const GlobalOptions& global, const OffloadOptions& o, Output&
   if (!ns) return ns.error().to_error();
   auto live = host->get(offloading_ref(o.namespace_name));
   if (!live && !live.error().is_not_found()) return live.error().to_error();
+  const std::string warning = no_cluster_warning(*host, desired);
+  if (!warning.empty()) out.err() << "warning: " << warning << "\n";
   std::string result = "offloaded";
   if (live) {
     if ((*live)["metadata"].contains("deletionTimestamp")) {
@@ -301,6 +324,7 @@ Status run_offload(const GlobalOptions& global, const OffloadOptions& o, Output&
            {"remoteNamespace", status.value("remoteNamespaceName", "")},
            {"phase", status.value("offloadingPhase", "")},
            {"clusters", status.value("remoteNamespacesConditions", json::object())}};
+  if (!warning.empty()) doc["warnings"] = json::array({warning});
   out.print(doc, [&](std::ostream& os) {
     os << "namespace " << o.namespace_name << " "
        << (result == "alreadyOffloaded" ? "already offloaded"

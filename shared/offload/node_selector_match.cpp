@@ -5,6 +5,16 @@
 #include <vector>
 
 namespace fed::offload {
+
+NodeFacts facts_of(const nlohmann::json& node) {
+  const nlohmann::json meta = node.value("metadata", nlohmann::json::object());
+  NodeFacts facts{meta.value("name", ""), {}};
+  const nlohmann::json labels = meta.value("labels", nlohmann::json::object());
+  for (const auto& [k, v] : labels.items()) {
+    if (v.is_string()) facts.labels[k] = v.get<std::string>();
+  }
+  return facts;
+}
 namespace {
 
 using fedapi::NodeSelectorOperator;

@@ -10,6 +10,8 @@
 #include <string>
 #include <string_view>
 
+#include <nlohmann/json.hpp>
+
 #include "fedapi/node_selector.hpp"
 #include "kube/label_selector.hpp"
 #include "result/result.hpp"
@@ -21,6 +23,9 @@ struct NodeFacts {
   std::string name;
   kube::Labels labels;
 };
+
+// The facts of a core/v1 Node object: its name and string labels.
+NodeFacts facts_of(const nlohmann::json& node);
 
 // Ok when every requirement of `selector` is well formed; otherwise Invalid listing each
 // problem with its field path under `path` ("spec.clusterSelector.nodeSelectorTerms[0]...").

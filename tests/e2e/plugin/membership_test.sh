@@ -295,8 +295,11 @@ k c3 create namespace sneaky --dry-run=server "${as_federation[@]}" >"$work/vap4
   && fail "the federation's identity may create a namespace that is not a replica" \
   || { grep -q "only the replicas" "$work/vap4.out" && pass "the federation's identity may not create an unlabelled namespace" || fail "unexpected: $(cat "$work/vap4.out")"; }
 k c3 delete namespace c3-own --wait=false >/dev/null
-k c1 -n shop patch namespaceoffloading offloading --type=merge \
-  -p '{"spec":{"clusterSelector":{"nodeSelectorTerms":[{"matchExpressions":[{"key":"region","operator":"NotIn","values":["testbed"]}]}]}}}' >/dev/null
+run offnone offload namespace shop --context c1 --selector 'region notin (testbed)' -o json
+expect_eq "offload with a selector no virtual node matches: updated, with a warning" \
+  "$(rc offnone) $(jq -r '.result + " " + (.warnings | length | tostring)' "$work/offnone.out")" "0 updated 1"
+grep -q "warning: no virtual node matches the cluster selector" "$work/offnone.err" \
+  && pass "the warning on stderr: $(cut -c1-100 "$work/offnone.err")" || fail "no warning: $(cat "$work/offnone.err")"
 eventually 60 "offload shop: a selector no member matches gives NoClusterSelected" phase_is shop NoClusterSelected
 eventually 90 "offload shop: ... and the replica leaves c3" bash -c "[ -z \"\$(kubectl --kubeconfig $("$TESTBED" kubeconfig c3) get namespace shop-c1 -o name --ignore-not-found)\" ]"
 k c1 -n shop patch namespaceoffloading offloading --type=merge \
