@@ -65,26 +65,26 @@ Status ClusterIpam::save(std::uint64_t ticket) {
 
 std::optional<std::string> ClusterIpam::peer_pod_ip(std::string_view cluster_id,
                                                     std::string_view ip) {
-  auto address = os::Ipv4::parse(ip);
-  if (!address) return std::nullopt;
-  std::lock_guard lock(mu_);
-  auto state = ipam_.cluster(cluster_id);
-  if (!state || !state->subnets || !state->subnets->pod_cidr.contains(*address)) {
-    return std::nullopt;
-  }
-  return fabric::map_ip_to_network(*address, state->subnets->pod_remap()).str();
+  return translate_peer_pod(cluster_id, ip, PodView::Ours);
 }
 
 std::optional<std::string> ClusterIpam::peer_own_ip(std::string_view cluster_id,
                                                     std::string_view ip) {
+  return translate_peer_pod(cluster_id, ip, PodView::Peers);
+}
+
+std::optional<std::string> ClusterIpam::translate_peer_pod(std::string_view cluster_id,
+                                                           std::string_view ip, PodView to) {
   auto address = os::Ipv4::parse(ip);
   if (!address) return std::nullopt;
   std::lock_guard lock(mu_);
   auto state = ipam_.cluster(cluster_id);
-  if (!state || !state->subnets || !state->subnets->remote_pod_cidr.contains(*address)) {
-    return std::nullopt;
-  }
-  return fabric::map_ip_to_network(*address, state->subnets->pod_cidr).str();
+  if (!state || !state->subnets) return std::nullopt;
+  const auto& [from, into] =
+      to == PodView::Ours ? std::pair{state->subnets->pod_cidr, state->subnets->remote_pod_cidr}
+                          : std::pair{state->subnets->remote_pod_cidr, state->subnets->pod_cidr};
+  if (!from.contains(*address)) return std::nullopt;
+  return fabric::map_ip_to_network(*address, into).str();
 }
 
 Status ClusterIpam::remove_peer(std::string_view cluster_id) {

@@ -64,6 +64,12 @@ class ClusterIpam final {
  private:
   ClusterIpam(std::shared_ptr<kube::DynamicClient> client, ClusterInfo info)
       : client_(std::move(client)), info_(std::move(info)), commit_([this] { return write(); }) {}
+  // Which side's addresses of a peer's pod translate_peer_pod() gives.
+  enum class PodView { Ours, Peers };
+  // A peer pod's address moved from one view of its PodCIDR to the other (NETMAP; our remap
+  // equals its PodCIDR when not remapped); nullopt when `ip` is not in the source view.
+  std::optional<std::string> translate_peer_pod(std::string_view cluster_id, std::string_view ip,
+                                                PodView to);
   // Restores the stored state (if any) and installs the cluster's ranges (mutex() held).
   Status load();
   // The group commit's flush: writes the current state if it changed.

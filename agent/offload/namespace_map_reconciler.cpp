@@ -59,6 +59,12 @@ MappingPhase accept(kube::DynamicClient& member, const std::string& id, const st
 
 }  // namespace
 
+json origin_labels(std::string_view host_cluster_id, std::string_view host_namespace) {
+  return {{"app.kubernetes.io/part-of", "kubectl-fed"},
+          {std::string(kOriginClusterLabel), std::string(host_cluster_id)},
+          {std::string(kOriginNamespaceLabel), std::string(host_namespace)}};
+}
+
 NamespaceMapReconciler::NamespaceMapReconciler(std::shared_ptr<kube::DynamicClient> host,
                                                std::string host_cluster_id,
                                                kube::Informer& namespace_maps,
@@ -111,12 +117,7 @@ Result<kube::Requeue> NamespaceMapReconciler::reconcile(const kube::Request& req
     if (!existing.error().is_not_found()) return existing.error().to_error();
     json ns{{"apiVersion", "v1"},
             {"kind", "Namespace"},
-            {"metadata",
-             {{"name", remote},
-              {"labels",
-               {{"app.kubernetes.io/part-of", "kubectl-fed"},
-                {std::string(kOriginClusterLabel), host_id_},
-                {std::string(kOriginNamespaceLabel), local}}}}}};
+            {"metadata", {{"name", remote}, {"labels", origin_labels(host_id_, local)}}}};
     auto created = member.create(kNamespaces, ns);
     if (created) {
       spdlog::info("NamespaceMap {}: created namespace {} on {} for {}", id, remote, id, local);

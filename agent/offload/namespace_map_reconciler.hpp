@@ -12,6 +12,9 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
 
 #include "kube/dynamic_client.hpp"
 #include "kube/informer.hpp"
@@ -23,6 +26,10 @@ inline constexpr std::chrono::seconds kRecheck{15};
 // On every replica: the host cluster it serves and the host namespace it stands for.
 inline constexpr std::string_view kOriginClusterLabel = "kubectl-fed.io/origin-cluster";
 inline constexpr std::string_view kOriginNamespaceLabel = "kubectl-fed.io/origin-namespace";
+
+// The labels of what the federation makes on a member for host namespace `host_namespace`:
+// part-of kubectl-fed and the two origin labels (replica namespaces, twin Services and slices).
+nlohmann::json origin_labels(std::string_view host_cluster_id, std::string_view host_namespace);
 
 // In every replica, the federation's identity on the member (ServiceAccount
 // kFederationServiceAccount in kubectl-fed-system) is bound to ClusterRole kReplicaRole, which

@@ -10,12 +10,6 @@ namespace {
 
 using nlohmann::json;
 
-json origin_labels(const TwinTarget& target) {
-  return {{"app.kubernetes.io/part-of", "kubectl-fed"},
-          {std::string(kOriginClusterLabel), target.host_cluster_id},
-          {std::string(kOriginNamespaceLabel), target.host_namespace}};
-}
-
 }  // namespace
 
 bool reflected_service(const json& service) {
@@ -37,7 +31,7 @@ json twin_service(const json& service, const TwinTarget& target) {
           {"metadata",
            {{"name", service["metadata"].value("name", "")},
             {"namespace", target.remote_namespace},
-            {"labels", origin_labels(target)}}},
+            {"labels", origin_labels(target.host_cluster_id, target.host_namespace)}}},
           {"spec", {{"type", "ClusterIP"}, {"ports", std::move(ports)}}}};
 }
 
@@ -60,7 +54,7 @@ ServiceEndpoints host_endpoints(const std::vector<json>& slices) {
 
 json twin_endpoint_slice(const std::string& service, const std::vector<std::string>& addresses,
                          const json& ports, const TwinTarget& target) {
-  json labels = origin_labels(target);
+  json labels = origin_labels(target.host_cluster_id, target.host_namespace);
   labels["kubernetes.io/service-name"] = service;
   labels["endpointslice.kubernetes.io/managed-by"] = std::string(kSliceManager);
   json endpoints = json::array();

@@ -205,7 +205,8 @@ Result<kube::Requeue> ServiceReflector::reconcile(const kube::Request& request) 
                         "Service " + r.ns + "/" + name + " on " + r.member));
     std::vector<json> slices;
     for (const auto& s : informers_.endpoint_slices.store().list(ns)) {
-      if (!service_of_slice(*s).empty() && service_of_slice(*s)[0].name == name) {
+      const auto owner = service_of_slice(*s);
+      if (!owner.empty() && owner[0].name == name) {
         slices.push_back(*s);
       }
     }
