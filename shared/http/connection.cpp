@@ -37,7 +37,8 @@ class PlainTransport final : public Transport {
     }
   }
 
-  IoStatus write_all(std::string_view data, Clock::time_point deadline) override {
+  IoStatus write_all(std::string_view data, Clock::time_point deadline, OnStop on_stop) override {
+    if (on_stop == OnStop::Abort && readable_now(stop_fd_)) return IoStatus::Stopped;
     while (!data.empty()) {
       const ssize_t w = ::send(fd_, data.data(), data.size(), MSG_NOSIGNAL);
       if (w > 0) {
@@ -46,7 +47,8 @@ class PlainTransport final : public Transport {
       }
       if (w < 0 && errno == EINTR) continue;
       if (w < 0 && errno != EAGAIN && errno != EWOULDBLOCK) return IoStatus::Failed;
-      const IoStatus s = wait_ready(fd_, POLLOUT, -1, deadline);
+      const IoStatus s =
+          wait_ready(fd_, POLLOUT, on_stop == OnStop::Abort ? stop_fd_ : -1, deadline);
       if (s != IoStatus::Ok) return s;
     }
     return IoStatus::Ok;
@@ -120,10 +122,24 @@ Response read_request(Transport& t, const Limits& limits, Clock::time_point dead
   return Response{};
 }
 
+// The exact route for `path`, else the one with the longest prefix of it; null if none.
+const Route* find_route(const Routes& routes, std::string_view path) {
+  if (const auto it = routes.exact.find(path); it != routes.exact.end()) return &it->second;
+  const Route* best = nullptr;
+  std::size_t best_length = 0;
+  for (const auto& [prefix, route] : routes.prefixes) {
+    if (path.starts_with(prefix) && (best == nullptr || prefix.size() > best_length)) {
+      best = &route;
+      best_length = prefix.size();
+    }
+  }
+  return best;
+}
+
 Response dispatch(const Routes& routes, const Request& request, std::string_view server_name) {
-  const auto it = routes.find(request.path);
-  if (it == routes.end()) return error_response(404, "no handler for " + request.path);
-  const Route& route = it->second;
+  const Route* found = find_route(routes, request.path);
+  if (found == nullptr) return error_response(404, "no handler for " + request.path);
+  const Route& route = *found;
   if (std::find(route.methods.begin(), route.methods.end(), request.method) ==
       route.methods.end()) {
     Response r = error_response(405, "method " + request.method + " not allowed");
@@ -141,7 +157,23 @@ Response dispatch(const Routes& routes, const Request& request, std::string_view
   return error_response(500, "internal error");
 }
 
+// Half-closes, then reads what the client still sends (a refused body) until it closes, so
+// that closing with unread data does not reset the connection before it reads the answer.
+void close_lingering(Transport& t) {
+  t.shutdown();
+  const Clock::time_point linger = Clock::now() + std::chrono::seconds(1);
+  char sink[4096];
+  std::size_t got = 0;
+  for (int i = 0; i < 64 && t.read_some(sink, sizeof sink, got, linger) == IoStatus::Ok; ++i) {
+  }
+}
+
 }  // namespace
+
+bool readable_now(int fd) {
+  pollfd p{fd, POLLIN, 0};
+  return ::poll(&p, 1, 0) > 0 && (p.revents & POLLIN) != 0;
+}
 
 IoStatus wait_ready(int fd, short events, int stop_fd, Clock::time_point deadline) {
   while (true) {
@@ -172,6 +204,7 @@ void serve_connection(Transport& t, const Routes& routes, const Limits& limits,
   Response response = read_request(t, limits, deadline, head);
   if (response.status == 0) return;
   head.request.remote_address = remote;
+  head.request.peer = t.peer();
   BodyMode body = BodyMode::Include;
   if (response.status == 200) {
     response = dispatch(routes, head.request, server_name);
@@ -182,18 +215,16 @@ void serve_connection(Transport& t, const Routes& routes, const Limits& limits,
     spdlog::debug("{} server: refused request from {}: {} {}", server_name, remote, response.status,
                   util::trim(response.body));
   }
-  // The answer gets its own full timeout so that a slow handler does not cut it off.
-  if (t.write_all(serialize(response, body), Clock::now() + limits.io_timeout) != IoStatus::Ok) {
+  if (response.stream) {
+    if (write_streamed(t, response, body, limits, remote, server_name)) close_lingering(t);
     return;
   }
-  t.shutdown();
-  // Lingering close: read what the client still sends (a refused body) until it closes, so
-  // that closing with unread data does not reset the connection before it reads the answer.
-  const Clock::time_point linger = Clock::now() + std::chrono::seconds(1);
-  char sink[4096];
-  std::size_t got = 0;
-  for (int i = 0; i < 64 && t.read_some(sink, sizeof sink, got, linger) == IoStatus::Ok; ++i) {
+  // The answer gets its own full timeout so that a slow handler does not cut it off.
+  if (t.write_all(serialize(response, body), Clock::now() + limits.io_timeout, OnStop::Finish) !=
+      IoStatus::Ok) {
+    return;
   }
+  close_lingering(t);
 }
 
 }  // namespace fed::http::detail

@@ -55,6 +55,10 @@ std::string_view reason_phrase(int status) {
       return "Request Header Fields Too Large";
     case 500:
       return "Internal Server Error";
+    case 501:
+      return "Not Implemented";
+    case 502:
+      return "Bad Gateway";
     case 503:
       return "Service Unavailable";
     case 505:
@@ -68,11 +72,15 @@ std::string serialize(const Response& response, BodyMode body) {
   std::string out = "HTTP/1.1 " + std::to_string(response.status) + " " +
                     std::string(reason_phrase(response.status)) + "\r\n";
   out += "Content-Type: " + response.content_type + "\r\n";
-  out += "Content-Length: " + std::to_string(response.body.size()) + "\r\n";
+  if (response.stream) {
+    out += "Transfer-Encoding: chunked\r\n";
+  } else {
+    out += "Content-Length: " + std::to_string(response.body.size()) + "\r\n";
+  }
   out += "Connection: close\r\n";
   for (const auto& [key, value] : response.headers) out += key + ": " + value + "\r\n";
   out += "\r\n";
-  if (body == BodyMode::Include) out += response.body;
+  if (body == BodyMode::Include && !response.stream) out += response.body;
   return out;
 }
 

@@ -44,7 +44,12 @@ Server::~Server() {
 
 void Server::handle(std::string path, Handler handler, std::vector<std::string> methods) {
   assert(!started_ && "register handlers before start()");
-  routes_[std::move(path)] = detail::Route{std::move(handler), std::move(methods)};
+  routes_.exact[std::move(path)] = detail::Route{std::move(handler), std::move(methods)};
+}
+
+void Server::handle_prefix(std::string prefix, Handler handler, std::vector<std::string> methods) {
+  assert(!started_ && "register handlers before start()");
+  routes_.prefixes[std::move(prefix)] = detail::Route{std::move(handler), std::move(methods)};
 }
 
 Status Server::start() {

@@ -1,7 +1,8 @@
 #pragma once
 // A small embedded HTTP/1.1 server for /healthz, /readyz, /metrics and (with TLS) admission
 // webhooks. One request per connection (Connection: close), one thread per connection up to
-// a cap, exact-path routing, size limits and a graceful stop that lets answers in flight finish.
+// a cap, exact-path and prefix routing, optional client certificates, streamed (chunked)
+// answers, size limits and a graceful stop that lets answers in flight finish and ends streams.
 //
 //   http::ServerOptions options;
 //   options.bind_address = "0.0.0.0:9440";
@@ -36,7 +37,8 @@ struct ServerOptions {
   std::size_t max_header_bytes = 16 * 1024;      // larger heads get 431
   std::size_t max_body_bytes = 1024 * 1024;      // larger bodies get 413
   std::size_t max_connections = 64;              // more concurrent connections get 503
-  std::chrono::milliseconds io_timeout{10'000};  // to read a request, and again to answer it
+  std::chrono::milliseconds io_timeout{10'000};  // to read a request, again to answer it,
+                                                 // and for each chunk of a streamed answer
   std::optional<TlsFiles> tls;                   // serve HTTPS when set
   std::string name = "http";                     // in log lines: "health", "webhook"
 };
@@ -53,6 +55,13 @@ class Server final {
   void handle(std::string path, Handler handler,
               std::vector<std::string> methods = {"GET", "HEAD"});
 
+  // Routes requests whose path starts with `prefix` and has no exact route: the longest
+  // matching prefix wins ("/containerLogs/" for "/containerLogs/ns/pod/c"); the handler reads
+  // the rest from Request::path. A wrong method gets 405, as for exact routes. Call before
+  // start().
+  void handle_prefix(std::string prefix, Handler handler,
+                     std::vector<std::string> methods = {"GET", "HEAD"});
+
   // Binds, listens and starts accepting on a background thread. Unavailable when the port is
   // taken. Call once.
   Status start();
@@ -61,8 +70,8 @@ class Server final {
   const std::string& local_address() const { return local_address_; }
   std::uint16_t port() const { return port_; }
 
-  // Stops accepting, wakes idle connections, waits for answers in flight and joins every
-  // thread. Idempotent.
+  // Stops accepting, wakes idle connections, waits for answers in flight, makes the writers of
+  // streams return false (streams must then return) and joins every thread. Idempotent.
   void stop();
 
  private:

@@ -85,6 +85,44 @@ TEST_CASE("unknown paths, wrong methods and throwing handlers get 404, 405 and 5
   CHECK(status_line(get(server->port(), "/healthz")) == "HTTP/1.1 200 OK");
 }
 
+TEST_CASE("prefix routes: the longest prefix wins, an exact route beats any prefix") {
+  auto created = Server::create(loopback());
+  REQUIRE(created);
+  auto server = std::move(created).value();
+  const auto named = [](std::string name) {
+    return [name](const Request& r) { return Response::text(200, name + " " + r.path); };
+  };
+  server->handle_prefix("/logs/", named("logs"));
+  server->handle_prefix("/logs/kube-system/", named("system"));
+  server->handle_prefix("/exec/", named("exec"), {"POST"});
+  server->handle("/logs/exact", named("exact"));
+  REQUIRE(server->start());
+
+  CHECK(body_of(get(server->port(), "/logs/default/pod/c?follow=true")) ==
+        "logs /logs/default/pod/c\n");
+  CHECK(body_of(get(server->port(), "/logs/kube-system/dns/c")) ==
+        "system /logs/kube-system/dns/c\n");
+  CHECK(body_of(get(server->port(), "/logs/kube-system/")) == "system /logs/kube-system/\n");
+  CHECK(body_of(get(server->port(), "/logs/exact")) == "exact /logs/exact\n");
+  CHECK(body_of(get(server->port(), "/logs/exact/more")) == "logs /logs/exact/more\n");
+  CHECK(status_line(get(server->port(), "/logs")) == "HTTP/1.1 404 Not Found");
+  CHECK(status_line(get(server->port(), "/other/logs/x")) == "HTTP/1.1 404 Not Found");
+  const std::string wrong = get(server->port(), "/exec/ns/pod");
+  CHECK(status_line(wrong) == "HTTP/1.1 405 Method Not Allowed");
+  CHECK(wrong.find("Allow: POST\r\n") != std::string::npos);
+}
+
+TEST_CASE("plain HTTP requests carry no peer identity") {
+  auto created = Server::create(loopback());
+  REQUIRE(created);
+  auto server = std::move(created).value();
+  server->handle("/who", [](const Request& r) {
+    return Response::text(200, r.peer ? "peer " + r.peer->common_name : "anonymous");
+  });
+  REQUIRE(server->start());
+  CHECK(body_of(get(server->port(), "/who")) == "anonymous\n");
+}
+
 TEST_CASE("limits: oversized heads get 431, oversized bodies 413, chunked bodies 411") {
   ServerOptions o = loopback();
   o.max_header_bytes = 256;

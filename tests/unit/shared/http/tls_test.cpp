@@ -29,19 +29,7 @@ using Ctx = fed::CHandle<SSL_CTX, SSL_CTX_free>;
 using Ssl = fed::CHandle<SSL, SSL_free>;
 using Bio = fed::CHandle<BIO, BIO_free_all>;
 
-// A fresh directory under /tmp, removed when the test passes.
-struct TempDir {
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "fed-tls-XXXXXX").string();
-    REQUIRE(::mkdtemp(tmpl.data()) != nullptr);
-    path = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  fs::path path;
-};
+using fed::http::test::TempDir;
 
 // Writes a self-signed P-256 certificate for 127.0.0.1 with common name `cn`.
 void write_self_signed(const fs::path& cert_file, const fs::path& key_file, const char* cn) {
