@@ -51,6 +51,22 @@ int write_key(BIO* bio, void* key) {
                                   nullptr);
 }
 
+int write_request(BIO* bio, void* req) {
+  return PEM_write_bio_X509_REQ(bio, static_cast<X509_REQ*>(req));
+}
+
+void free_extensions(STACK_OF(X509_EXTENSION) * exts) {
+  sk_X509_EXTENSION_pop_free(exts, X509_EXTENSION_free);
+}
+
+Result<std::chrono::system_clock::time_point> time_of(const ASN1_TIME* t, std::string_view what) {
+  std::tm tm{};
+  if (ASN1_TIME_to_tm(t, &tm) != 1) {
+    return fail(ErrorCode::Invalid, "certificate " + std::string(what) + ": " + openssl_error());
+  }
+  return std::chrono::system_clock::from_time_t(timegm(&tm));
+}
+
 Result<Cert> read_cert(std::string_view pem) {
   Bio bio(BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size())));
   Cert cert(bio ? PEM_read_bio_X509(bio.get(), nullptr, nullptr, nullptr) : nullptr);
@@ -146,13 +162,59 @@ Result<CertifiedKey> make_serving(const CertifiedKey& ca, const std::vector<std:
   return encode(cert.get(), key.get());
 }
 
+Result<CertificateRequest> make_certificate_request(const RequestSubject& subject) {
+  if (subject.common_name.empty()) {
+    return fail(ErrorCode::Invalid, "a certificate request needs a common name");
+  }
+  std::string san;
+  for (const auto& name : subject.dns_names) san += (san.empty() ? "DNS:" : ",DNS:") + name;
+  for (const auto& ip : subject.ip_addresses) {
+    CHandle<ASN1_OCTET_STRING, ASN1_OCTET_STRING_free> parsed(a2i_IPADDRESS(ip.c_str()));
+    if (!parsed) {
+      openssl_error();
+      return fail(ErrorCode::Invalid, "certificate request: '" + ip + "' is not an IP address");
+    }
+    san += (san.empty() ? "IP:" : ",IP:") + ip;
+  }
+  FED_ASSIGN_OR_RETURN(auto key, new_key());
+  CHandle<X509_REQ, X509_REQ_free> req(X509_REQ_new());
+  if (!req) return failure("allocate a certificate request");
+  X509_NAME* name = X509_REQ_get_subject_name(req.get());
+  for (const auto& org : subject.organizations) {
+    X509_NAME_add_entry_by_txt(name, "O", MBSTRING_UTF8,
+                               reinterpret_cast<const unsigned char*>(org.c_str()), -1, -1, 0);
+  }
+  X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_UTF8,
+                             reinterpret_cast<const unsigned char*>(subject.common_name.c_str()),
+                             -1, -1, 0);
+  if (X509_REQ_set_pubkey(req.get(), key.get()) != 1) return failure("certificate request key");
+  if (!san.empty()) {
+    CHandle<STACK_OF(X509_EXTENSION), free_extensions> exts(sk_X509_EXTENSION_new_null());
+    X509_EXTENSION* ext = X509V3_EXT_conf_nid(nullptr, nullptr, NID_subject_alt_name, san.c_str());
+    if (!exts || !ext || sk_X509_EXTENSION_push(exts.get(), ext) == 0) {
+      if (ext) X509_EXTENSION_free(ext);
+      return failure("certificate request subjectAltName");
+    }
+    if (X509_REQ_add_extensions(req.get(), exts.get()) != 1) {
+      return failure("certificate request extensions");
+    }
+  }
+  if (X509_REQ_sign(req.get(), key.get(), EVP_sha256()) == 0) {
+    return failure("sign the certificate request");
+  }
+  FED_ASSIGN_OR_RETURN(auto csr_pem, pem_of(write_request, req.get(), "certificate request"));
+  FED_ASSIGN_OR_RETURN(auto key_pem, pem_of(write_key, key.get(), "private key"));
+  return CertificateRequest{std::move(csr_pem), std::move(key_pem)};
+}
+
+Result<std::chrono::system_clock::time_point> not_before(std::string_view cert_pem) {
+  FED_ASSIGN_OR_RETURN(auto cert, read_cert(cert_pem));
+  return time_of(X509_get0_notBefore(cert.get()), "notBefore");
+}
+
 Result<std::chrono::system_clock::time_point> not_after(std::string_view cert_pem) {
   FED_ASSIGN_OR_RETURN(auto cert, read_cert(cert_pem));
-  std::tm tm{};
-  if (ASN1_TIME_to_tm(X509_get0_notAfter(cert.get()), &tm) != 1) {
-    return fail(ErrorCode::Invalid, "certificate notAfter: " + openssl_error());
-  }
-  return std::chrono::system_clock::from_time_t(timegm(&tm));
+  return time_of(X509_get0_notAfter(cert.get()), "notAfter");
 }
 
 bool signed_by(std::string_view cert_pem, std::string_view ca_cert_pem) {

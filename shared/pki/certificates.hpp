@@ -31,7 +31,25 @@ Result<CertifiedKey> make_serving(const CertifiedKey& ca, const std::vector<std:
                                   std::chrono::seconds validity,
                                   TimePoint now = std::chrono::system_clock::now());
 
-// The end of the first certificate's validity in `cert_pem`. Invalid when it does not parse.
+// A certificate signing request (PKCS#10, PEM) for a new ECDSA P-256 key, and that key: what
+// the API server's CertificateSigningRequest takes when the cluster's CA must sign (the virtual
+// kubelet's serving certificate, which the API server checks against that CA).
+struct CertificateRequest {
+  std::string csr_pem;
+  std::string key_pem;
+};
+struct RequestSubject {
+  std::string common_name;
+  std::vector<std::string> organizations;
+  std::vector<std::string> dns_names;     // subjectAltName DNS entries
+  std::vector<std::string> ip_addresses;  // subjectAltName IP entries, IPv4 or IPv6 text
+};
+// Invalid when the subject has no common name or an IP address does not parse.
+Result<CertificateRequest> make_certificate_request(const RequestSubject& subject);
+
+// The start and end of the first certificate's validity in `cert_pem`. Invalid when it does not
+// parse.
+Result<std::chrono::system_clock::time_point> not_before(std::string_view cert_pem);
 Result<std::chrono::system_clock::time_point> not_after(std::string_view cert_pem);
 
 // Whether `cert_pem` (first certificate) was signed by the key of `ca_cert_pem`.

@@ -16,6 +16,10 @@ namespace {
 
 using Cert = fed::CHandle<X509, X509_free>;
 
+void free_extensions(STACK_OF(X509_EXTENSION) * exts) {
+  sk_X509_EXTENSION_pop_free(exts, X509_EXTENSION_free);
+}
+
 Cert parse(const std::string& pem) {
   fed::CHandle<BIO, BIO_free_all> bio(BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size())));
   return Cert(PEM_read_bio_X509(bio.get(), nullptr, nullptr, nullptr));
@@ -62,13 +66,54 @@ TEST_CASE("a serving certificate from our CA passes a TLS client's checks for it
   CHECK_FALSE(fed::pki::signed_by(serving->cert_pem, other->cert_pem));
 }
 
-TEST_CASE("validity: notAfter is now + validity") {
+TEST_CASE("validity: notBefore is now - 5 min, notAfter is now + validity") {
   auto ca = make_ca("ca", 48h);
   REQUIRE(ca);
   auto end = fed::pki::not_after(ca->cert_pem);
+  auto start = fed::pki::not_before(ca->cert_pem);
   REQUIRE(end);
-  const auto expected = std::chrono::system_clock::now() + 48h;
-  CHECK(std::chrono::abs(*end - expected) < 1min);
+  REQUIRE(start);
+  const auto now = std::chrono::system_clock::now();
+  CHECK(std::chrono::abs(*end - (now + 48h)) < 1min);
+  CHECK(std::chrono::abs(*start - (now - 5min)) < 1min);
+}
+
+TEST_CASE("a certificate request carries the subject and names, signed by its own key") {
+  auto request = fed::pki::make_certificate_request(
+      {"system:node:kubectl-fed-c2", {"system:nodes"}, {"vk.example"}, {"10.244.0.7", "fd00::7"}});
+  REQUIRE(request);
+  fed::CHandle<BIO, BIO_free_all> bio(
+      BIO_new_mem_buf(request->csr_pem.data(), static_cast<int>(request->csr_pem.size())));
+  fed::CHandle<X509_REQ, X509_REQ_free> req(
+      PEM_read_bio_X509_REQ(bio.get(), nullptr, nullptr, nullptr));
+  REQUIRE(req);
+  CHECK(X509_REQ_verify(req.get(), X509_REQ_get0_pubkey(req.get())) == 1);
+  char line[256];
+  X509_NAME_oneline(X509_REQ_get_subject_name(req.get()), line, sizeof line);
+  CHECK(std::string(line) == "/O=system:nodes/CN=system:node:kubectl-fed-c2");
+  fed::CHandle<STACK_OF(X509_EXTENSION), free_extensions> exts(X509_REQ_get_extensions(req.get()));
+  REQUIRE(exts);
+  auto* names = static_cast<GENERAL_NAMES*>(
+      X509V3_get_d2i(exts.get(), NID_subject_alt_name, nullptr, nullptr));
+  REQUIRE(names);
+  std::vector<std::string> seen;
+  for (int i = 0; i < sk_GENERAL_NAME_num(names); ++i) {
+    const GENERAL_NAME* n = sk_GENERAL_NAME_value(names, i);
+    if (n->type == GEN_DNS) {
+      seen.emplace_back(reinterpret_cast<const char*>(ASN1_STRING_get0_data(n->d.dNSName)));
+    } else if (n->type == GEN_IPADD) {
+      seen.push_back("ip/" + std::to_string(ASN1_STRING_length(n->d.iPAddress)));
+    }
+  }
+  GENERAL_NAMES_free(names);
+  CHECK(seen == std::vector<std::string>{"vk.example", "ip/4", "ip/16"});
+  CHECK(request->key_pem.find("PRIVATE KEY") != std::string::npos);
+
+  CHECK(fed::pki::make_certificate_request({"", {}, {}, {}}).error().code() ==
+        fed::ErrorCode::Invalid);
+  auto bad_ip = fed::pki::make_certificate_request({"cn", {}, {}, {"10.0.0.300"}});
+  REQUIRE_FALSE(bad_ip);
+  CHECK(bad_ip.error().message().find("10.0.0.300") != std::string::npos);
 }
 
 TEST_CASE("bad input is refused") {
