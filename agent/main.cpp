@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
+#include <cstdlib>
 #include <exception>
 #include <iostream>
 #include <memory>
@@ -101,6 +102,20 @@ int run(int argc, char** argv) {
   manager->add_option("--webhook-cert-dir", manager_options.webhook_cert_dir,
                       "Where the webhook's serving certificate is written (default: a directory "
                       "under the temporary directory)");
+  if (const char* pod_ip = std::getenv("POD_IP")) {
+    manager_options.kubelet_advertise_address = pod_ip;
+  }
+  manager
+      ->add_option("--kubelet-bind-address", manager_options.kubelet_bind_address,
+                   "host:port of the virtual nodes' kubelet API (HTTPS: kubectl logs); empty: "
+                   "none")
+      ->capture_default_str();
+  manager->add_option("--kubelet-advertise-address", manager_options.kubelet_advertise_address,
+                      "The IP the virtual nodes publish for it (default: $POD_IP; none: the "
+                      "kubelet API is not served)");
+  manager->add_option("--kubelet-cert-dir", manager_options.kubelet_cert_dir,
+                      "Where its certificates are written (default: a directory under the "
+                      "temporary directory)");
   auto* etcd_proxy = app.add_subcommand(
       "etcd-proxy", "Run the leader-aware etcd proxy beside kube-apiserver (--members required)");
   fed::etcdproxy::EtcdProxyFlags etcd_proxy_flags;

@@ -70,8 +70,16 @@ Status ManagerRunner::start(const agent::RoleContext& ctx) {
   virtual_nodes_ = std::make_unique<kube::Informer>(
       host_, kube::ResourceRef{{"", "v1", "nodes"}, "", "", ""}, std::move(virtual_node_options));
   namespace_maps_ = std::make_unique<kube::Informer>(host_, fedapi::ref(fedapi::kNamespaceMap, ""));
+  const offload::MemberClient member_client =
+      [this](const std::string& id) -> Result<std::shared_ptr<kube::DynamicClient>> {
+    FED_ASSIGN_OR_RETURN(auto joined, membership_->joined_member(id));
+    return joined.member->client;
+  };
+  prepare_kubelet(member_client);
+  offload::KubeletEndpointSource kubelet_endpoint;
+  if (kubelet_) kubelet_endpoint = [this] { return kubelet_->endpoint(); };
   virtual_node_reconciler_ = std::make_unique<offload::VirtualNodeReconciler>(
-      host_, *clusters_, *virtual_nodes_, *namespace_maps_);
+      host_, *clusters_, *virtual_nodes_, *namespace_maps_, std::move(kubelet_endpoint));
   // Each pass is a few small writes per member; two keep a slow member from delaying the
   // others' Lease renewals.
   virtual_node_controller_ = make_controller(*virtual_node_reconciler_, "virtual-node", 2);
@@ -100,11 +108,6 @@ Status ManagerRunner::start(const agent::RoleContext& ctx) {
     return offloading_reconciler_->every_offloading(node);
   });
 
-  const offload::MemberClient member_client =
-      [this](const std::string& id) -> Result<std::shared_ptr<kube::DynamicClient>> {
-    FED_ASSIGN_OR_RETURN(auto joined, membership_->joined_member(id));
-    return joined.member->client;
-  };
   namespace_map_reconciler_ = std::make_unique<offload::NamespaceMapReconciler>(
       host_, info.cluster_id, *namespace_maps_, member_client);
   namespace_map_controller_ = make_controller(*namespace_map_reconciler_, "namespace-map", 2);
@@ -139,6 +142,11 @@ Status ManagerRunner::start(const agent::RoleContext& ctx) {
     return service_reflector_->services_of_map(nm);
   });
 
+  config_reflector_ = std::make_unique<offload::ConfigReflector>(
+      host_, info.cluster_id, *offloadings_, *namespace_maps_, member_client, events_.get());
+  config_reflection_controller_ = make_controller(*config_reflector_, "config-reflection", 2);
+  config_reflector_->attach(*config_reflection_controller_);
+
   FED_TRY(prepare_webhook());
 
   clusters_->start();
@@ -162,7 +170,12 @@ Status ManagerRunner::start(const agent::RoleContext& ctx) {
   FED_TRY(namespace_map_controller_->start());
   FED_TRY(pod_reflection_controller_->start());
   FED_TRY(service_reflection_controller_->start());
+  FED_TRY(config_reflection_controller_->start());
   FED_TRY(start_webhook());
+  if (kubelet_controller_) {
+    FED_TRY(kubelet_controller_->start());
+    kubelet_controller_->queue().add(offload::VirtualKubelet::request());
+  }
   ready_ = true;
   return ok();
 }
@@ -198,6 +211,27 @@ Status ManagerRunner::start_webhook() {
   return ok();
 }
 
+void ManagerRunner::prepare_kubelet(const offload::MemberClient& member_client) {
+  if (options_.kubelet_bind_address.empty()) return;
+  if (options_.kubelet_advertise_address.empty()) {
+    spdlog::info(
+        "virtual kubelet: no --kubelet-advertise-address (or $POD_IP): kubectl logs of "
+        "offloaded pods is not served");
+    return;
+  }
+  std::filesystem::path dir = options_.kubelet_cert_dir;
+  if (dir.empty()) {
+    dir = std::filesystem::temp_directory_path() /
+          ("kubectl-fed-kubelet-" + std::to_string(::getpid()));
+  }
+  kubelet_ = std::make_unique<offload::VirtualKubelet>(
+      host_, *namespace_maps_, member_client,
+      offload::VirtualKubeletOptions{options_.kubelet_bind_address,
+                                     options_.kubelet_advertise_address, std::move(dir)});
+  // Its own worker: a certificate request may wait for the signer.
+  kubelet_controller_ = make_controller(*kubelet_, "virtual-kubelet", 1);
+}
+
 std::unique_ptr<kube::Controller> ManagerRunner::make_controller(kube::Reconciler& reconciler,
                                                                  std::string name, int workers) {
   kube::ControllerOptions options;
@@ -210,12 +244,15 @@ void ManagerRunner::stop() {
   ready_ = false;
   if (webhook_) webhook_->stop();
   if (webhook_controller_) webhook_controller_->stop();
-  for (auto* c : {service_reflection_controller_.get(), pod_reflection_controller_.get(),
-                  namespace_map_controller_.get(), offloading_controller_.get(),
-                  virtual_node_controller_.get()}) {
+  if (kubelet_) kubelet_->stop();
+  if (kubelet_controller_) kubelet_controller_->stop();
+  for (auto* c : {config_reflection_controller_.get(), service_reflection_controller_.get(),
+                  pod_reflection_controller_.get(), namespace_map_controller_.get(),
+                  offloading_controller_.get(), virtual_node_controller_.get()}) {
     if (c) c->stop();
   }
   if (pod_reflector_) pod_reflector_->stop();
+  if (config_reflector_) config_reflector_->stop();
   if (direct_controller_) direct_controller_->stop();
   if (endpoint_controller_) endpoint_controller_->stop();
   if (controller_) controller_->stop();

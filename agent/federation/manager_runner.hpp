@@ -13,11 +13,13 @@
 #include "federation/membership_reconciler.hpp"
 #include "kube/controller.hpp"
 #include "kube/informer.hpp"
+#include "offload/config_reflector.hpp"
 #include "offload/namespace_map_reconciler.hpp"
 #include "offload/offloading_reconciler.hpp"
 #include "offload/pod_reflector.hpp"
 #include "offload/pod_webhook.hpp"
 #include "offload/service_reflector.hpp"
+#include "offload/virtual_kubelet.hpp"
 #include "offload/virtual_node_reconciler.hpp"
 #include "offload/webhook_config_reconciler.hpp"
 #include "offload/webhook_tls_store.hpp"
@@ -31,6 +33,12 @@ struct ManagerOptions {
   // Where its serving certificate and key are written (empty: a directory of this process
   // under the system's temporary directory).
   std::string webhook_cert_dir;
+  // The virtual nodes' kubelet API (kubectl logs): where it listens, the address the virtual
+  // nodes publish for it (empty: not served), and where its certificates are written (empty: a
+  // directory of this process under the system's temporary directory).
+  std::string kubelet_bind_address{offload::kDefaultKubeletBindAddress};
+  std::string kubelet_advertise_address;
+  std::string kubelet_cert_dir;
 };
 
 class ManagerRunner final : public agent::RoleRunner {
@@ -48,6 +56,8 @@ class ManagerRunner final : public agent::RoleRunner {
   // The pod webhook's certificates, configuration and server (before the controllers start).
   Status prepare_webhook();
   Status start_webhook();
+  // The virtual nodes' kubelet API; it starts serving once the cluster signed its certificate.
+  void prepare_kubelet(const offload::MemberClient& member_client);
 
   ManagerOptions options_;
   std::shared_ptr<kube::DynamicClient> host_;
@@ -79,10 +89,14 @@ class ManagerRunner final : public agent::RoleRunner {
   std::unique_ptr<kube::Informer> endpoint_slices_;  // the host's, all namespaces
   std::unique_ptr<offload::ServiceReflector> service_reflector_;
   std::unique_ptr<kube::Controller> service_reflection_controller_;
+  std::unique_ptr<offload::ConfigReflector> config_reflector_;
+  std::unique_ptr<kube::Controller> config_reflection_controller_;
   std::unique_ptr<offload::WebhookTlsStore> webhook_tls_;
   std::unique_ptr<offload::WebhookConfigReconciler> webhook_reconciler_;
   std::unique_ptr<kube::Controller> webhook_controller_;
   std::unique_ptr<offload::PodWebhook> webhook_;
+  std::unique_ptr<offload::VirtualKubelet> kubelet_;
+  std::unique_ptr<kube::Controller> kubelet_controller_;
 
   // A controller named `name` with `workers` workers for `reconciler`.
   static std::unique_ptr<kube::Controller> make_controller(kube::Reconciler& reconciler,

@@ -4,6 +4,7 @@
 
 #include "fedapi/json_fields.hpp"
 #include "fedapi/namespace_map.hpp"
+#include "offload/accepted_replicas.hpp"
 
 namespace fed::offload {
 namespace {
@@ -61,18 +62,7 @@ Result<kube::Requeue> PodReflector::sync_member(const std::string& id) {
   }
   auto client = member_client_(id);
   if (!client) return kube::Requeue{kRecheck};  // not peered yet
-  std::map<std::string, std::string> replicas;
-  if (nm->contains("status")) {
-    auto status = fedapi::decode<fedapi::NamespaceMapStatus>((*nm)["status"], "NamespaceMap");
-    if (status) {
-      for (const auto& [local, entry] : status->current_mapping) {
-        if (entry.phase == fedapi::MappingPhase::Accepted) {
-          replicas[local] = entry.remote_namespace;
-        }
-      }
-    }
-  }
-  watches_->sync(id, *client, replicas);
+  watches_->sync(id, *client, accepted_replicas(*nm));
   return kube::Requeue{kRecheck};  // a rejoin brings a new client without a NamespaceMap event
 }
 

@@ -8,7 +8,9 @@
 #include "fedapi/group.hpp"
 #include "fedapi/json_fields.hpp"
 #include "fedapi/namespace_map.hpp"
+#include "offload/accepted_replicas.hpp"
 #include "offload/reflected_service.hpp"
+#include "offload/twin_writes.hpp"
 
 namespace fed::offload {
 namespace {
@@ -18,11 +20,6 @@ using nlohmann::json;
 const kube::ResourceRef kServices{{"", "v1", "services"}, "", "", ""};
 const kube::ResourceRef kSlices{{"discovery.k8s.io", "v1", "endpointslices"}, "", "", ""};
 constexpr std::chrono::seconds kSettle{2};
-
-bool ours(const json& object, const std::string& host_id) {
-  const json labels = object["metadata"].value("labels", json::object());
-  return labels.value(std::string(kOriginClusterLabel), "") == host_id;
-}
 
 // "web.shop.c2-10-243-0-3": one mapping per Service, member and endpoint (the IPAM counts
 // references, so Services sharing an endpoint share its address).
@@ -70,29 +67,6 @@ std::vector<kube::Request> ServiceReflector::services_of_map(const json& namespa
   return out;
 }
 
-std::vector<ServiceReflector::Replica> ServiceReflector::replicas_of(const std::string& ns,
-                                                                     bool& missing) const {
-  std::vector<Replica> out;
-  for (const auto& nm : informers_.namespace_maps.store().list()) {
-    if (!nm->contains("status")) continue;
-    auto status = fedapi::decode<fedapi::NamespaceMapStatus>((*nm)["status"], "NamespaceMap");
-    if (!status) continue;
-    auto entry = status->current_mapping.find(ns);
-    if (entry == status->current_mapping.end() ||
-        entry->second.phase != fedapi::MappingPhase::Accepted) {
-      continue;
-    }
-    const std::string id = (*nm)["metadata"].value("name", "");
-    auto client = member_client_(id);
-    if (!client) {
-      missing = true;
-      continue;
-    }
-    out.push_back({id, entry->second.remote_namespace, *client});
-  }
-  return out;
-}
-
 Result<std::vector<std::string>> ServiceReflector::member_addresses(
     const std::string& id, const std::string& ns, const std::string& service,
     const std::vector<std::string>& addresses, std::set<std::string>& used, bool& pending) {
@@ -133,43 +107,12 @@ Result<std::vector<std::string>> ServiceReflector::member_addresses(
   return out;
 }
 
-Status ServiceReflector::ensure_twin(const Replica& r, const json& desired,
-                                     const std::string& what) {
-  auto existing = r.client->get_object(desired);
-  if (!existing) {
-    if (!existing.error().is_not_found()) return existing.error().to_error().with_context(what);
-    auto created = r.client->create_object(desired);
-    if (!created && !created.error().is_already_exists()) {
-      return created.error().to_error().with_context("creating " + what);
-    }
-    spdlog::info("service reflection: created {}", what);
-    return ok();
-  }
-  if (!ours(*existing, host_id_)) {
-    spdlog::warn("service reflection: {} exists and is not ours; left alone", what);
-    return ok();
-  }
-  json updated = *existing;
-  json patch = desired;
-  patch.erase("apiVersion");
-  patch.erase("kind");
-  patch["metadata"] = {{"labels", desired["metadata"]["labels"]}};
-  updated.merge_patch(patch);  // arrays (ports, endpoints) are replaced whole
-  if (updated == *existing) return ok();
-  auto written = r.client->update_object(updated);
-  if (!written) return written.error().to_error().with_context("updating " + what);
-  return ok();
-}
-
-Status ServiceReflector::remove_twins(const Replica& r, const std::string& service) {
+Status ServiceReflector::remove_twins(const ReplicaClient& r, const std::string& service) {
   for (const auto& ref :
        {kServices.in_namespace(r.ns).named(service),
         kSlices.in_namespace(r.ns).named(service + std::string(kTwinSliceSuffix))}) {
-    auto existing = r.client->get(ref);
-    if (!existing || !ours(*existing, host_id_)) continue;
-    auto removed = r.client->remove(ref);
-    if (!removed && !removed.error().is_not_found()) return removed.error().to_error();
-    spdlog::info("service reflection: removed {}/{} on {}", r.ns, ref.name, r.member);
+    FED_ASSIGN_OR_RETURN(const bool removed, remove_twin(*r.client, ref, host_id_));
+    if (removed) spdlog::info("service reflection: removed {}/{} on {}", r.ns, ref.name, r.member);
   }
   return ok();
 }
@@ -195,13 +138,13 @@ Result<kube::Requeue> ServiceReflector::reconcile(const kube::Request& request) 
                       !(*service)["metadata"].contains("deletionTimestamp");
   bool pending = false;
   std::set<std::string> used;
-  for (const auto& r : replicas_of(ns, pending)) {
+  for (const auto& r : replicas_of(informers_.namespace_maps, member_client_, ns, pending)) {
     if (!wanted) {
       FED_TRY(remove_twins(r, name));
       continue;
     }
     const TwinTarget target{host_id_, ns, r.ns};
-    FED_TRY(ensure_twin(r, twin_service(*service, target),
+    FED_TRY(ensure_twin(*r.client, twin_service(*service, target), host_id_,
                         "Service " + r.ns + "/" + name + " on " + r.member));
     std::vector<json> slices;
     for (const auto& s : informers_.endpoint_slices.store().list(ns)) {
@@ -214,7 +157,7 @@ Result<kube::Requeue> ServiceReflector::reconcile(const kube::Request& request) 
     FED_ASSIGN_OR_RETURN(auto addresses,
                          member_addresses(r.member, ns, name, endpoints.addresses, used, pending));
     FED_TRY(ensure_twin(
-        r, twin_endpoint_slice(name, addresses, endpoints.ports, target),
+        *r.client, twin_endpoint_slice(name, addresses, endpoints.ports, target), host_id_,
         "EndpointSlice " + r.ns + "/" + name + std::string(kTwinSliceSuffix) + " on " + r.member));
   }
   FED_TRY(collect_mappings(ns, name, used));

@@ -21,6 +21,7 @@
 #include "kube/dynamic_client.hpp"
 #include "kube/informer.hpp"
 #include "kube/reconciler.hpp"
+#include "offload/accepted_replicas.hpp"
 #include "offload/namespace_map_reconciler.hpp"
 
 namespace fed::offload {
@@ -55,21 +56,12 @@ class ServiceReflector final : public kube::Reconciler {
   std::vector<kube::Request> services_of_map(const nlohmann::json& namespace_map) const;
 
  private:
-  struct Replica {
-    std::string member;
-    std::string ns;
-    std::shared_ptr<kube::DynamicClient> client;
-  };
-  // The members replicating host namespace `ns`, Accepted; `missing` is set when one of them is
-  // not reachable now.
-  std::vector<Replica> replicas_of(const std::string& ns, bool& missing) const;
   // The addresses member `id` reaches `addresses` at; `pending` when a mapping is not ready.
   Result<std::vector<std::string>> member_addresses(const std::string& id, const std::string& ns,
                                                     const std::string& service,
                                                     const std::vector<std::string>& addresses,
                                                     std::set<std::string>& used, bool& pending);
-  Status ensure_twin(const Replica& r, const nlohmann::json& desired, const std::string& what);
-  Status remove_twins(const Replica& r, const std::string& service);
+  Status remove_twins(const ReplicaClient& r, const std::string& service);
   Status collect_mappings(const std::string& ns, const std::string& service,
                           const std::set<std::string>& used);
 

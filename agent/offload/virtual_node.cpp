@@ -73,7 +73,8 @@ Readiness readiness(const fedapi::FederatedClusterStatus& status, Leaving leavin
 }
 
 Result<json> virtual_node(const fedapi::FederatedClusterSpec& spec, const Readiness& ready,
-                          const json& previous, std::chrono::system_clock::time_point now) {
+                          const json& previous, std::chrono::system_clock::time_point now,
+                          const std::optional<KubeletEndpoint>& kubelet) {
   FED_ASSIGN_OR_RETURN(auto cpu, capacity_of(spec.offered_cpu, "spec.offered.cpu"));
   FED_ASSIGN_OR_RETURN(auto memory, capacity_of(spec.offered_memory, "spec.offered.memory"));
   const std::string name = virtual_node_name(spec.cluster_id);
@@ -110,7 +111,14 @@ Result<json> virtual_node(const fedapi::FederatedClusterSpec& spec, const Readin
        {{"taints", json::array({{{"key", fedapi::kVirtualNodeTaintKey},
                                  {"value", fedapi::kVirtualNodeTaintValue},
                                  {"effect", fedapi::kVirtualNodeTaintEffect}}})}}},
-      {"status", {{"capacity", resources}, {"allocatable", resources}, {"conditions", conditions}}},
+      {"status",
+       {{"capacity", resources},
+        {"allocatable", resources},
+        {"conditions", conditions},
+        {"addresses", kubelet
+                          ? json::array({{{"type", "InternalIP"}, {"address", kubelet->address}}})
+                          : json::array()},
+        {"daemonEndpoints", {{"kubeletEndpoint", {{"Port", kubelet ? kubelet->port : 0}}}}}}},
   };
 }
 

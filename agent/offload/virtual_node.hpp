@@ -10,6 +10,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -41,6 +42,14 @@ struct Readiness {
 
 enum class Leaving { No, Yes };
 
+// Where the API server reaches the node's kubelet API: the manager's virtual kubelet
+// (virtual_kubelet.hpp), published as the node's InternalIP and kubelet port.
+struct KubeletEndpoint {
+  std::string address;
+  std::uint16_t port = 0;
+  friend bool operator==(const KubeletEndpoint&, const KubeletEndpoint&) = default;
+};
+
 // Ready when the FederatedCluster's NetworkReady and Ready conditions are both True (Ready is
 // the membership controller's "networks exchanged and tunnel connected") and it is not
 // being unjoined.
@@ -48,11 +57,14 @@ Readiness readiness(const fedapi::FederatedClusterStatus& status, Leaving leavin
 
 // The Node (apiVersion v1, kind Node, metadata, spec, status). Conditions: Ready as above and
 // MemoryPressure/DiskPressure/PIDPressure False, heartbeat `now`; a condition whose status did
-// not change keeps its lastTransitionTime from `previous` (the current Node, or null). Invalid
-// naming spec.offered.cpu/memory when an offered quantity does not parse.
+// not change keeps its lastTransitionTime from `previous` (the current Node, or null). Addresses
+// and daemonEndpoints name `kubelet` (only an InternalIP: the API server would try a Hostname
+// first, and no DNS knows it), and are empty / port 0 without one. Invalid naming
+// spec.offered.cpu/memory when an offered quantity does not parse.
 Result<nlohmann::json> virtual_node(const fedapi::FederatedClusterSpec& spec,
                                     const Readiness& readiness, const nlohmann::json& previous,
-                                    std::chrono::system_clock::time_point now);
+                                    std::chrono::system_clock::time_point now,
+                                    const std::optional<KubeletEndpoint>& kubelet = std::nullopt);
 
 // The node's heartbeat: Lease <node> in kube-node-lease, held by the node, renewed `now`,
 // owned by the Node (uid) so it goes with it.

@@ -30,7 +30,9 @@ bool status_current(const json& desired, const json& current, Clock::time_point 
   const json want = desired["status"];
   const json have = current.value("status", json::object());
   if (have.value("capacity", json()) != want["capacity"] ||
-      have.value("allocatable", json()) != want["allocatable"]) {
+      have.value("allocatable", json()) != want["allocatable"] ||
+      have.value("addresses", json::array()) != want["addresses"] ||
+      have.value("daemonEndpoints", json()) != want["daemonEndpoints"]) {
     return false;
   }
   const json have_conditions = have.value("conditions", json::array());
@@ -55,8 +57,13 @@ bool has_taint(const json& node, const json& taint) {
 
 VirtualNodeReconciler::VirtualNodeReconciler(std::shared_ptr<kube::DynamicClient> host,
                                              kube::Informer& clusters, kube::Informer& nodes,
-                                             kube::Informer& namespace_maps)
-    : host_(std::move(host)), clusters_(clusters), nodes_(nodes), namespace_maps_(namespace_maps) {}
+                                             kube::Informer& namespace_maps,
+                                             KubeletEndpointSource kubelet)
+    : host_(std::move(host)),
+      clusters_(clusters),
+      nodes_(nodes),
+      namespace_maps_(namespace_maps),
+      kubelet_(std::move(kubelet)) {}
 
 std::string VirtualNodeReconciler::virtual_node_selector() {
   return std::string(fedapi::kTypeLabel) + "=" + std::string(fedapi::kTypeVirtualNode);
@@ -96,7 +103,8 @@ Result<kube::Requeue> VirtualNodeReconciler::reconcile(const kube::Request& requ
   const auto current = nodes_.store().get("", name);
   const auto now = Clock::now();
   FED_ASSIGN_OR_RETURN(auto desired, virtual_node(spec, readiness(status, Leaving::No),
-                                                  current ? *current : json(nullptr), now));
+                                                  current ? *current : json(nullptr), now,
+                                                  kubelet_ ? kubelet_() : std::nullopt));
   FED_ASSIGN_OR_RETURN(auto uid, ensure_node(desired, current ? &*current : nullptr));
   FED_TRY(renew_lease(name, uid));
   FED_TRY(ensure_namespace_map(id));

@@ -11,7 +11,9 @@
 // cluster-id label, so a virtual node deleted or edited by hand is restored.
 
 #include <chrono>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,6 +22,7 @@
 #include "kube/dynamic_client.hpp"
 #include "kube/informer.hpp"
 #include "kube/reconciler.hpp"
+#include "offload/virtual_node.hpp"
 
 namespace fed::offload {
 
@@ -28,13 +31,18 @@ inline constexpr std::chrono::seconds kRenewInterval{10};
 // A Node status the kubelet would not change is still rewritten this often (its heartbeat).
 inline constexpr std::chrono::seconds kStatusRefresh{60};
 
+// The virtual kubelet's endpoint while it serves (nullopt otherwise); checked on every pass.
+using KubeletEndpointSource = std::function<std::optional<KubeletEndpoint>()>;
+
 class VirtualNodeReconciler final : public kube::Reconciler {
  public:
   // `clusters`: the host's FederatedClusters; `nodes`: the host's Nodes labelled
   // kubectl-fed.io/type=virtual-node (virtual_node_selector()); `namespace_maps`: the
   // NamespaceMaps, one per virtual node, which this controller creates and removes with it.
+  // `kubelet`: where the nodes' kubelet API is served (none: the nodes publish no address).
   VirtualNodeReconciler(std::shared_ptr<kube::DynamicClient> host, kube::Informer& clusters,
-                        kube::Informer& nodes, kube::Informer& namespace_maps);
+                        kube::Informer& nodes, kube::Informer& namespace_maps,
+                        KubeletEndpointSource kubelet = {});
 
   Result<kube::Requeue> reconcile(const kube::Request& request) override;
 
@@ -56,6 +64,7 @@ class VirtualNodeReconciler final : public kube::Reconciler {
   kube::Informer& clusters_;
   kube::Informer& nodes_;
   kube::Informer& namespace_maps_;
+  KubeletEndpointSource kubelet_;
 };
 
 }  // namespace fed::offload

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <thread>
 
@@ -61,6 +62,10 @@ Status listen(std::uint16_t port, const std::string& id, std::chrono::millisecon
   // of it takes its whole grace period to delete.
   auto signals = agent::ShutdownSignals::install();
   FED_ASSIGN_OR_RETURN(auto sock, etcdproxy::listen_tcp({"0.0.0.0", port}));
+  // On stdout, line-buffered: the pod's log says it serves and whom it answered (kubectl logs
+  // through a virtual node is checked against these lines).
+  std::printf("probe %s listening on port %u\n", id.c_str(), static_cast<unsigned>(port));
+  std::fflush(stdout);
   const auto end = clock::now() + deadline;
   while (clock::now() < end) {
     pollfd p[2] = {{sock.get(), POLLIN, 0}, {signals ? signals->fd() : -1, POLLIN, 0}};
@@ -74,6 +79,8 @@ Status listen(std::uint16_t port, const std::string& id, std::chrono::millisecon
     const std::string line = fedapi::probe_answer_line(id, peer_address(peer));
     // One short write to a fresh socket; a peer that went away is not our failure.
     (void)!::write(conn.get(), line.data(), line.size());
+    std::printf("probe %s answered %s\n", id.c_str(), peer_address(peer).c_str());
+    std::fflush(stdout);
   }
   return ok();
 }

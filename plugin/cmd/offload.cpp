@@ -8,12 +8,14 @@
 #include "cmd/cluster.hpp"
 #include "cmd/cluster_facts.hpp"
 #include "cmd/poll.hpp"
+#include "cmd/reflection_grant.hpp"
 #include "cmd/render.hpp"
 #include "fedapi/group.hpp"
 #include "fedapi/json_fields.hpp"
 #include "fedapi/offloading.hpp"
 #include "kube/label_selector.hpp"
 #include "offload/node_selector_match.hpp"
+#include "offload/reflection_grant.hpp"
 #include "offload/remote_namespace.hpp"
 #include "util/duration.hpp"
 
@@ -266,8 +268,10 @@ Status run_offload(const GlobalOptions& global, const OffloadOptions& o, Output&
   FED_ASSIGN_OR_RETURN(auto host, host_client(global, host_id));
   FED_ASSIGN_OR_RETURN(auto desired, offloading_from_flags(o, host_id));
   if (o.dry_run == DryRun::Client) {
-    out.print(object_list({desired}), [&](std::ostream& os) {
-      os << object_label(desired) << " in " << o.namespace_name << " (dry run)\n";
+    const json grant = offload::reflection_grant(o.namespace_name);
+    out.print(object_list({desired, grant}), [&](std::ostream& os) {
+      os << object_label(desired) << " and " << object_label(grant) << " in " << o.namespace_name
+         << " (dry run)\n";
     });
     return ok();
   }
@@ -311,6 +315,7 @@ Status run_offload(const GlobalOptions& global, const OffloadOptions& o, Output&
     auto r = host->create(offloading_ref(o.namespace_name).collection(), desired);
     if (!r) return r.error().to_error();
   }
+  FED_TRY(grant_reflection(*host, o.namespace_name));
   if (o.wait) {
     FED_TRY(wait_until(
         *host, o.namespace_name,
@@ -349,6 +354,7 @@ Status run_unoffload(const GlobalOptions& global, const UnoffloadOptions& o, Out
   if (live) {
     auto r = host->remove(offloading_ref(o.namespace_name));
     if (!r && !r.error().is_not_found()) return r.error().to_error();
+    FED_TRY(revoke_reflection(*host, o.namespace_name));
     if (o.wait) {
       FED_TRY(wait_until(
           *host, o.namespace_name, [](const json& off) { return off.is_null(); }, o.timeout,

@@ -74,6 +74,9 @@ kill_manager() {
   k c1 -n kubectl-fed-system rollout status deploy/fed-manager --timeout=90s >/dev/null
 }
 
+# shellcheck source=offload_checks.sh
+. "$(dirname "${BASH_SOURCE[0]}")/offload_checks.sh"
+
 # reflection MODE C3_PODS C3_HERE: the pod webhook and pod reflection (docs/OFFLOAD.md). `shop` is
 # offloaded from c1 to c3 only, strategy Remote; a plain Deployment's pod is sent to c3's
 # virtual node by the webhook and runs as a real container on c3 in shop-c1; c1 shows its status
@@ -129,6 +132,8 @@ reflection() {
   answer=$(dial c1 node1 svcdial "$cip:7946")
   [ "${answer% from *}" = "kubectl-fed-probe shop-web" ] && pass "$mode: a c1 pod reached the offloaded pod by the ClusterIP $cip: $answer" \
     || fail "$mode: c1 -> ClusterIP of the offloaded pod: '$answer'"
+  logs_through_virtual_kubelet "$mode" "$pod"
+  config_reflection "$mode"
   # The twin deleted on c3 is made again, for the same host pod.
   twin_uid=$(k c3 -n shop-c1 get pod "$pod" -o jsonpath='{.metadata.uid}')
   k c3 -n shop-c1 delete pod "$pod" --wait=false >/dev/null
@@ -181,6 +186,7 @@ reflection() {
   eventually 60 "$mode: Local: both pods of shop/loc run on c1's real nodes" bash -c \
     "[ \"\$(kubectl --kubeconfig $("$TESTBED" kubeconfig c1) -n shop get pods -l app=loc -o jsonpath='{range .items[*]}{.spec.nodeName}/{.status.phase} {end}' | tr ' ' '\n' | sed 's/^node[12]/node/' | sort | uniq -c | tr -s ' ')\" = ' 2 node/Running' ]"
   k c1 -n shop delete deployment loc >/dev/null
+  local_and_remote "$mode"
   # failurePolicy Fail: while no manager answers, pods of shop are refused; elsewhere not.
   k c1 -n kubectl-fed-system scale deployment fed-manager --replicas 0 >/dev/null
   eventually 30 "$mode: the manager is down" bash -c \
@@ -196,6 +202,8 @@ reflection() {
   ok_run unoff unoffload namespace shop --context c1 --wait --timeout 90s -o json
   eventually 60 "$mode: unoffload: shop-c1 is gone from c3" bash -c \
     "[ -z \"\$(kubectl --kubeconfig $("$TESTBED" kubeconfig c3) get ns shop-c1 -o name --ignore-not-found)\" ]"
+  expect_eq "$mode: unoffload: the manager may no longer read the Secrets of shop" \
+    "$(k c1 auth can-i list secrets -n shop --as system:serviceaccount:kubectl-fed-system:fed-manager || true)" no
   k c1 delete namespace shop --wait=false >/dev/null
 }
 

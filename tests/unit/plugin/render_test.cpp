@@ -118,7 +118,7 @@ TEST_CASE("no role grants `*` and nothing binds cluster-admin") {
     }
     CHECK(o["metadata"]["labels"][std::string(kPartOfLabel)] == "kubectl-fed");
   }
-  CHECK(roles == 8);  // a new role must pass the checks above; count them here
+  CHECK(roles == 10);  // a new role must pass the checks above; count them here
 }
 
 TEST_CASE("the ClusterRoles grant exactly what docs/JOIN.md lists") {
@@ -143,7 +143,8 @@ TEST_CASE("the ClusterRoles grant exactly what docs/JOIN.md lists") {
                    expand("", {"pods/log"}, {"get"}),
                    expand("", {"services"}, {"get", "list", "watch", "create", "update", "delete"}),
                    expand("discovery.k8s.io", {"endpointslices"},
-                          {"get", "list", "watch", "create", "update", "delete"})}));
+                          {"get", "list", "watch", "create", "update", "delete"}),
+                   expand("", {"configmaps", "secrets"}, {"get", "create", "update", "delete"})}));
   CHECK(rules(find(objects, "Role", "kubectl-fed:federation")) ==
         expand("", {"configmaps"}, {"get", "list", "watch"}));
   CHECK(rules(find(objects, "ClusterRole", "kubectl-fed:agent")) ==
@@ -157,6 +158,15 @@ TEST_CASE("the ClusterRoles grant exactly what docs/JOIN.md lists") {
   CHECK(manager.count("|events|create") == 1);
   CHECK(manager.count("|secrets|get") == 0);  // only in kubectl-fed-system, through the Role
   CHECK(rules(find(objects, "Role", "kubectl-fed:manager")).count("|secrets|get") == 1);
+  // ConfigMaps and Secrets of offloaded namespaces: read-only, and bound only per namespace by
+  // `offload` (no binding in the manifests).
+  CHECK(rules(find(objects, "ClusterRole", "kubectl-fed:manager-reflection")) ==
+        expand("", {"configmaps", "secrets"}, {"get", "list", "watch"}));
+  for (const auto& r : objects) {
+    if (r["kind"] == "ClusterRoleBinding" || r["kind"] == "RoleBinding") {
+      CHECK(r["roleRef"]["name"] != "kubectl-fed:manager-reflection");
+    }
+  }
 }
 
 TEST_CASE("host and member objects; the image is substituted") {
@@ -175,7 +185,8 @@ TEST_CASE("host and member objects; the image is substituted") {
   CHECK(names_of_kind(*host, "ServiceAccount") ==
         std::set<std::string>{"fed-agent", "fed-manager"});
   CHECK(names_of_kind(*host, "ClusterRole") ==
-        std::set<std::string>{"kubectl-fed:agent", "kubectl-fed:manager"});
+        std::set<std::string>{"kubectl-fed:agent", "kubectl-fed:manager",
+                              "kubectl-fed:manager-reflection"});
   for (const char* kind : {"Deployment", "DaemonSet"}) {
     for (const auto& o : *host) {
       if (o["kind"] != kind) continue;
@@ -245,7 +256,13 @@ TEST_CASE(
   CHECK(manager.count("|pods/status|update") == 1);
   CHECK(names_of_kind(*host, "ValidatingAdmissionPolicy") ==
         std::set<std::string>{"kubectl-fed-manager-virtual-nodes-only",
-                              "kubectl-fed-manager-virtual-node-pods-only"});
+                              "kubectl-fed-manager-virtual-node-pods-only",
+                              "kubectl-fed-manager-own-kubelet-serving-csrs-only"});
+  // The virtual kubelet: approves only kubelet-serving CSRs (and the policy only its own).
+  CHECK(manager.count(R"(certificates.k8s.io|signers|approve|["kubernetes.io/kubelet-serving"])") ==
+        1);
+  CHECK(manager.count("certificates.k8s.io|signers|approve") == 0);
+  CHECK(manager.count("authorization.k8s.io|subjectaccessreviews|create") == 1);
   // The pod webhook: its configuration (get/update, that one object) as installed matches no
   // namespace until the manager names the offloaded ones; failurePolicy Fail.
   CHECK(

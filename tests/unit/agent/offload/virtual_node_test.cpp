@@ -54,6 +54,19 @@ TEST_CASE("readiness: Ready only with peering and network ready, never while lea
   CHECK(leaving.reason == "MemberLeaving");
 }
 
+TEST_CASE("the virtual Node publishes the virtual kubelet's address and port, or none") {
+  auto without = virtual_node(member(), Readiness{}, nullptr, kNow);
+  REQUIRE(without);
+  CHECK((*without)["status"]["addresses"] == json::array());
+  CHECK((*without)["status"]["daemonEndpoints"]["kubeletEndpoint"]["Port"] == 0);
+  auto with =
+      virtual_node(member(), Readiness{}, nullptr, kNow, KubeletEndpoint{"10.244.0.9", 10250});
+  REQUIRE(with);
+  CHECK((*with)["status"]["addresses"] ==
+        json::array({{{"type", "InternalIP"}, {"address", "10.244.0.9"}}}));
+  CHECK((*with)["status"]["daemonEndpoints"]["kubeletEndpoint"]["Port"] == 10250);
+}
+
 TEST_CASE("the virtual Node of a member: name, labels, taint, capacity, conditions") {
   auto node = virtual_node(member(), readiness(status("True", "True"), Leaving::No), nullptr, kNow);
   REQUIRE_MESSAGE(node.has_value(), (node ? "" : node.error().message()));

@@ -1,0 +1,92 @@
+#include "offload/kubelet_api.hpp"
+
+#include <doctest/doctest.h>
+
+#include "offload/kubelet_serving_csr.hpp"
+#include "util/base64.hpp"
+
+using namespace fed::offload;
+using namespace std::chrono_literals;
+
+TEST_CASE("a container log path names namespace, pod and container; other shapes are refused") {
+  auto target = parse_container_logs_path("/containerLogs/shop/web-7d9/web");
+  REQUIRE(target);
+  CHECK(*target == ContainerLogsTarget{"shop", "web-7d9", "web"});
+  for (const char* bad : {"/containerLogs/shop/web", "/containerLogs/shop/web/c/extra",
+                          "/containerLogs//web/c", "/containerLogs/shop/web/", "/logs/x/y/z"}) {
+    CAPTURE(bad);
+    auto refused = parse_container_logs_path(bad);
+    REQUIRE_FALSE(refused);
+    CHECK(refused.error().code() == fed::ErrorCode::Invalid);
+  }
+}
+
+TEST_CASE("the member's log query keeps the log options and nothing else") {
+  CHECK(member_log_query("", "web") == "container=web");
+  CHECK(
+      member_log_query("follow=true&tailLines=10&timestamps=true&sinceTime=2026-11-25T07%3A00%3A00Z"
+                       "&limitBytes=500&previous=false&sinceSeconds=5",
+                       "web") ==
+      "container=web&follow=true&tailLines=10&timestamps=true&sinceTime=2026-11-25T07%3A00%3A00Z"
+      "&limitBytes=500&previous=false&sinceSeconds=5");
+  // Nothing the API server did not mean for the log reaches the member.
+  CHECK(member_log_query("container=other&follow&x=1&followx=2", "web") == "container=web&follow");
+}
+
+TEST_CASE("the access review asks for get nodes/proxy of the node, as a kubelet does") {
+  const auto review =
+      node_proxy_review("kube-apiserver-kubelet-client", {"a", "b"}, "kubectl-fed-c3");
+  CHECK(review["spec"]["user"] == "kube-apiserver-kubelet-client");
+  CHECK(review["spec"]["groups"] == nlohmann::json::array({"a", "b"}));
+  const auto& attrs = review["spec"]["resourceAttributes"];
+  CHECK(attrs["verb"] == "get");
+  CHECK(attrs["resource"] == "nodes");
+  CHECK(attrs["subresource"] == "proxy");
+  CHECK(attrs["name"] == "kubectl-fed-c3");
+
+  std::string why;
+  CHECK(review_allowed({{"status", {{"allowed", true}}}}, why));
+  CHECK_FALSE(review_allowed({{"status", {{"allowed", false}, {"reason", "no"}}}}, why));
+  CHECK(why == "no");
+  CHECK_FALSE(review_allowed(nlohmann::json::object(), why));
+  CHECK(why == "no RBAC rule allows it");
+}
+
+TEST_CASE("the serving CSR is one the kubelet-serving signer takes for the virtual kubelet") {
+  const auto subject = kubelet_serving_subject("10.244.1.9");
+  CHECK(subject.common_name == "system:node:kubectl-fed-virtual-kubelet");
+  CHECK(subject.organizations == std::vector<std::string>{"system:nodes"});
+  CHECK(subject.ip_addresses == std::vector<std::string>{"10.244.1.9"});
+
+  const auto csr = kubelet_serving_csr("-----BEGIN CERTIFICATE REQUEST-----\n", 3600s);
+  CHECK(csr["spec"]["signerName"] == "kubernetes.io/kubelet-serving");
+  CHECK(csr["spec"]["expirationSeconds"] == 3600);
+  CHECK(csr["spec"]["usages"] == nlohmann::json::array({"digital signature", "server auth"}));
+  CHECK(*fed::util::base64_decode(csr["spec"]["request"].get<std::string>()) ==
+        "-----BEGIN CERTIFICATE REQUEST-----\n");
+  CHECK(csr["metadata"]["generateName"] == "kubectl-fed-virtual-kubelet-");
+
+  auto read = csr;
+  read["metadata"]["name"] = "kubectl-fed-virtual-kubelet-x1";
+  const auto approval = approved(read, "mine");
+  REQUIRE(approval["status"]["conditions"].size() == 1);
+  CHECK(approval["status"]["conditions"][0]["type"] == "Approved");
+  CHECK(approval["status"]["conditions"][0]["status"] == "True");
+
+  std::string why;
+  CHECK_FALSE(refused(approval, why));
+  auto denied = read;
+  denied["status"]["conditions"] = {{{"type", "Denied"}, {"status", "True"}, {"reason", "Nope"}}};
+  CHECK(refused(denied, why));
+  CHECK(why.find("Denied: Nope") == 0);
+}
+
+TEST_CASE("renewal is due in the last third of the certificate's life, or outside it") {
+  const auto start = std::chrono::system_clock::time_point{} + 1000h;
+  const auto end = start + 30h;
+  CHECK_FALSE(renewal_due(start, end, start));
+  CHECK_FALSE(renewal_due(start, end, start + 19h));
+  CHECK(renewal_due(start, end, start + 21h));
+  CHECK(renewal_due(start, end, end));
+  CHECK(renewal_due(start, end, start - 1h));
+}

@@ -1,0 +1,71 @@
+#include "offload/reflected_config.hpp"
+
+#include <doctest/doctest.h>
+
+#include "offload/reflection_grant.hpp"
+
+using namespace fed::offload;
+using nlohmann::json;
+
+TEST_CASE("which ConfigMaps and Secrets are reflected") {
+  CHECK(reflected_config({{"metadata", {{"name", "web-config"}}}}, ConfigKind::ConfigMap));
+  // Every namespace has its own root CA bundle, from its own cluster.
+  CHECK_FALSE(
+      reflected_config({{"metadata", {{"name", "kube-root-ca.crt"}}}}, ConfigKind::ConfigMap));
+  CHECK(reflected_config({{"metadata", {{"name", "kube-root-ca.crt"}}}}, ConfigKind::Secret));
+  CHECK(reflected_config({{"metadata", {{"name", "db"}}}, {"type", "Opaque"}}, ConfigKind::Secret));
+  // A token of the host's API server means nothing on a member.
+  CHECK_FALSE(reflected_config(
+      {{"metadata", {{"name", "t"}}}, {"type", "kubernetes.io/service-account-token"}},
+      ConfigKind::Secret));
+  CHECK_FALSE(reflected_config({{"metadata", {{"name", "going"}, {"deletionTimestamp", "x"}}}},
+                               ConfigKind::ConfigMap));
+}
+
+TEST_CASE("a twin keeps the data, type and labels, in the replica, with the origin labels") {
+  const json secret{
+      {"apiVersion", "v1"},
+      {"kind", "Secret"},
+      {"metadata",
+       {{"name", "db"},
+        {"namespace", "shop"},
+        {"uid", "u1"},
+        {"resourceVersion", "42"},
+        {"labels", {{"app", "web"}}},
+        {"annotations",
+         {{"note", "keep"}, {"kubectl.kubernetes.io/last-applied-configuration", "{}"}}}}},
+      {"type", "Opaque"},
+      {"data", {{"password", "czNjcjN0"}}},
+      {"immutable", true}};
+  const auto twin = twin_config(secret, ConfigKind::Secret, {"c1", "shop", "shop-c1"});
+  CHECK(twin["kind"] == "Secret");
+  CHECK(twin["metadata"]["name"] == "db");
+  CHECK(twin["metadata"]["namespace"] == "shop-c1");
+  CHECK_FALSE(twin["metadata"].contains("uid"));
+  CHECK_FALSE(twin["metadata"].contains("resourceVersion"));
+  CHECK(twin["metadata"]["labels"]["app"] == "web");
+  CHECK(twin["metadata"]["labels"]["kubectl-fed.io/origin-cluster"] == "c1");
+  CHECK(twin["metadata"]["labels"]["kubectl-fed.io/origin-namespace"] == "shop");
+  CHECK(twin["metadata"]["annotations"] == json{{"note", "keep"}});
+  CHECK(twin["type"] == "Opaque");
+  CHECK(twin["data"] == secret["data"]);
+  CHECK(twin["immutable"] == true);
+
+  const json cm{{"metadata", {{"name", "web-config"}}}, {"binaryData", {{"b", "AA=="}}}};
+  const auto cm_twin = twin_config(cm, ConfigKind::ConfigMap, {"c1", "shop", "shop-c1"});
+  CHECK(cm_twin["kind"] == "ConfigMap");
+  CHECK(cm_twin["binaryData"] == cm["binaryData"]);
+  CHECK_FALSE(cm_twin.contains("data"));
+  CHECK_FALSE(cm_twin["metadata"].contains("annotations"));
+}
+
+TEST_CASE("the reflection grant binds the read-only role to the manager in that namespace only") {
+  const auto grant = reflection_grant("shop");
+  CHECK(grant["kind"] == "RoleBinding");
+  CHECK(grant["metadata"]["namespace"] == "shop");
+  CHECK(grant["roleRef"]["kind"] == "ClusterRole");
+  CHECK(grant["roleRef"]["name"] == "kubectl-fed:manager-reflection");
+  CHECK(grant["subjects"] == json::array({{{"kind", "ServiceAccount"},
+                                           {"name", "fed-manager"},
+                                           {"namespace", "kubectl-fed-system"}}}));
+}
