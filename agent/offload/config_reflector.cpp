@@ -12,18 +12,16 @@ namespace {
 
 using nlohmann::json;
 
-constexpr ConfigKind kKinds[] = {ConfigKind::ConfigMap, ConfigKind::Secret};
-
-kube::ResourceRef collection(ConfigKind kind, const std::string& ns) {
+kube::ResourceRef collection(PodConfigKind kind, const std::string& ns) {
   return kube::ResourceRef{{"", "v1", std::string(resource_of(kind))}, ns, "", ""};
 }
 
-// "configmap/<name>" / "secret/<name>": the request key of one object.
-std::string key_of(ConfigKind kind, const std::string& name) {
-  return (kind == ConfigKind::ConfigMap ? "configmap/" : "secret/") + name;
+// "ConfigMap/<name>", "Secret/<name>", "ServiceAccount/<name>": the request key of one object.
+std::string key_of(PodConfigKind kind, const std::string& name) {
+  return std::string(kind_name(kind)) + "/" + name;
 }
 
-kube::EventMapper mapper_of(ConfigKind kind) {
+kube::EventMapper mapper_of(PodConfigKind kind) {
   return [kind](const json& object) {
     const json& metadata = object["metadata"];
     return std::vector<kube::Request>{
@@ -63,9 +61,7 @@ void ConfigReflector::stop() {
     stopped.swap(watches_);
   }
   for (auto& [_, w] : stopped) {
-    for (auto* informer : {w.configmaps.get(), w.secrets.get()}) {
-      if (informer) informer->stop();
-    }
+    for (auto& [kind, informer] : w) informer->stop();
   }
 }
 
@@ -77,9 +73,7 @@ std::vector<kube::Request> ConfigReflector::objects_of_map(const json& namespace
   for (const auto& [ns, _] : desired.items()) {
     const auto w = watches_.find(ns);
     if (w == watches_.end()) continue;
-    for (const auto kind : kKinds) {
-      const auto& informer =
-          kind == ConfigKind::ConfigMap ? w->second.configmaps : w->second.secrets;
+    for (const auto& [kind, informer] : w->second) {
       for (const auto& object : informer->store().list(ns)) {
         out.push_back({ns, key_of(kind, (*object)["metadata"].value("name", ""))});
       }
@@ -92,14 +86,16 @@ Result<kube::Requeue> ConfigReflector::reconcile(const kube::Request& request) {
   if (request.name.empty()) return sync_namespace(request.ns);
   const auto slash = request.name.find('/');
   const std::string prefix = request.name.substr(0, slash);
-  const ConfigKind kind = prefix == "configmap" ? ConfigKind::ConfigMap : ConfigKind::Secret;
-  return reflect(request.ns, kind, request.name.substr(slash + 1));
+  for (const auto kind : kPodConfigKinds) {
+    if (prefix == kind_name(kind)) return reflect(request.ns, kind, request.name.substr(slash + 1));
+  }
+  return fail(ErrorCode::Invalid, "config reflection: unknown request " + request.name);
 }
 
 Result<bool> ConfigReflector::may_read(const std::string& ns, std::string& why) {
   kube::ListOptions probe;
   probe.limit = 1;
-  for (const auto kind : kKinds) {
+  for (const auto kind : kPodConfigKinds) {
     auto listed = host_->list(collection(kind, ns), probe);
     if (listed) continue;
     if (listed.error().http_status() != 403) return listed.error().to_error();
@@ -128,8 +124,7 @@ Result<kube::Requeue> ConfigReflector::sync_namespace(const std::string& ns) {
       stopped = std::move(watches_[ns]);
       watches_.erase(ns);
     }
-    if (stopped.configmaps) stopped.configmaps->stop();
-    if (stopped.secrets) stopped.secrets->stop();
+    for (auto& [kind, informer] : stopped) informer->stop();
     return kube::Requeue{};
   }
   std::string why;
@@ -145,33 +140,34 @@ Result<kube::Requeue> ConfigReflector::sync_namespace(const std::string& ns) {
     return kube::Requeue{std::chrono::minutes(1)};
   }
   Watches w;
-  for (const auto kind : kKinds) {
+  for (const auto kind : kPodConfigKinds) {
     auto informer = std::make_shared<kube::Informer>(host_, collection(kind, ns));
     informer->add_handlers(controller_->handlers(mapper_of(kind)));
     informer->start();
-    (kind == ConfigKind::ConfigMap ? w.configmaps : w.secrets) = std::move(informer);
+    w[kind] = std::move(informer);
   }
   std::lock_guard lock(mu_);
   watches_[ns] = std::move(w);
-  spdlog::info("config reflection: watching the ConfigMaps and Secrets of namespace {}", ns);
+  spdlog::info(
+      "config reflection: watching the ConfigMaps, Secrets and ServiceAccounts of namespace {}",
+      ns);
   return kube::Requeue{};
 }
 
-Result<kube::Requeue> ConfigReflector::reflect(const std::string& ns, ConfigKind kind,
+Result<kube::Requeue> ConfigReflector::reflect(const std::string& ns, PodConfigKind kind,
                                                const std::string& name) {
   kube::ObjectPtr object;
   {
     std::lock_guard lock(mu_);
     const auto w = watches_.find(ns);
     if (w == watches_.end()) return kube::Requeue{};  // not offloaded (any more)
-    const auto& informer = kind == ConfigKind::ConfigMap ? w->second.configmaps : w->second.secrets;
-    object = informer->store().get(ns, name);
+    object = w->second.at(kind)->store().get(ns, name);
   }
   const bool wanted = object && reflected_config(*object, kind);
   bool missing = false;
   for (const auto& r : replicas_of(namespace_maps_, member_client_, ns, missing)) {
-    const std::string what = std::string(kind == ConfigKind::ConfigMap ? "ConfigMap " : "Secret ") +
-                             r.ns + "/" + name + " on " + r.member;
+    const std::string what =
+        std::string(kind_name(kind)) + " " + r.ns + "/" + name + " on " + r.member;
     if (!wanted) {
       FED_ASSIGN_OR_RETURN(const bool removed,
                            remove_twin(*r.client, collection(kind, r.ns).named(name), host_id_));
@@ -179,7 +175,7 @@ Result<kube::Requeue> ConfigReflector::reflect(const std::string& ns, ConfigKind
       continue;
     }
     FED_TRY(ensure_twin(*r.client, twin_config(*object, kind, {host_id_, ns, r.ns}), host_id_, what,
-                        {"data", "binaryData", "type", "immutable"}));
+                        kPodConfigFields));
   }
   if (!wanted && !missing) return kube::Requeue{};
   return kube::Requeue{kConfigRecheck};

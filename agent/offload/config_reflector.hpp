@@ -1,19 +1,20 @@
 #pragma once
-// ConfigMap and Secret reflection (spec 001 §1.2): every ConfigMap and Secret of an offloaded
-// namespace (reflected_config.hpp says which) gets a twin of the same name in each member's
-// replica, kept equal to the host's — so a twin pod mounts them as the host pod would. A host
+// ConfigMap, Secret and ServiceAccount reflection (spec 001 §1.2): every such object of an
+// offloaded namespace (reflected_config.hpp says which) gets a twin of the same name in each
+// member's replica, kept equal to the host's — so a twin pod mounts them and runs as them as
+// the host pod would. A host
 // object deleted takes its twins with it; a twin changed or deleted by hand is restored within
 // kConfigRecheck.
 //
-// Least privilege on the host: the manager holds no cluster-wide right on ConfigMaps or
-// Secrets. It reads them only in namespaces whose owner granted it — the RoleBinding
+// Least privilege on the host: the manager holds no cluster-wide right on these kinds. It reads
+// them only in namespaces whose owner granted it — the RoleBinding
 // kReflectionBinding to ClusterRole kReflectionRole that `kubectl fed offload` makes in the
 // namespace with the caller's rights, and `unoffload` removes. So its watches are per
-// namespace: started for each offloaded namespace where it may list both kinds, stopped when
+// namespace: started for each offloaded namespace where it may list all three, stopped when
 // the offloading goes; where it may not, it says so (a Warning Event) and looks again later.
 //
-// Requests: (ns, "") syncs the watches of namespace ns; (ns, "configmap/<name>") and
-// (ns, "secret/<name>") reflect one object.
+// Requests: (ns, "") syncs the watches of namespace ns; (ns, "<Kind>/<name>") reflects one
+// object (ConfigMap/web-config, Secret/db, ServiceAccount/web).
 
 #include <chrono>
 #include <map>
@@ -52,13 +53,10 @@ class ConfigReflector final : public kube::Reconciler {
   Result<kube::Requeue> reconcile(const kube::Request& request) override;
 
  private:
-  struct Watches {
-    std::shared_ptr<kube::Informer> configmaps;
-    std::shared_ptr<kube::Informer> secrets;
-  };
+  using Watches = std::map<PodConfigKind, std::shared_ptr<kube::Informer>>;
   Result<kube::Requeue> sync_namespace(const std::string& ns);
-  Result<kube::Requeue> reflect(const std::string& ns, ConfigKind kind, const std::string& name);
-  // Whether the manager may list both kinds in `ns`: the reason why not in `why`.
+  Result<kube::Requeue> reflect(const std::string& ns, PodConfigKind kind, const std::string& name);
+  // Whether the manager may list all three kinds in `ns`: the reason why not in `why`.
   Result<bool> may_read(const std::string& ns, std::string& why);
   std::vector<kube::Request> objects_of_map(const nlohmann::json& namespace_map) const;
 

@@ -42,11 +42,13 @@ json twin_pod(const json& host_pod, const TwinTarget& target) {
   annotations[std::string(kOriginUidAnnotation)] = meta.value("uid", "");
 
   json spec = host_pod.value("spec", json::object());
-  for (const char* field :
-       {"nodeName", "nodeSelector", "priority", "priorityClassName", "preemptionPolicy",
-        "schedulerName", "serviceAccountName", "serviceAccount"}) {
+  for (const char* field : {"nodeName", "nodeSelector", "priority", "priorityClassName",
+                            "preemptionPolicy", "schedulerName", "serviceAccount"}) {
     spec.erase(field);
   }
+  // A ServiceAccount of its own is reflected (config_reflector.hpp): the twin runs as the
+  // member's twin of it. Every namespace has its own default.
+  if (spec.value("serviceAccountName", "default") == "default") spec.erase("serviceAccountName");
   if (spec.contains("affinity")) {
     spec["affinity"].erase("nodeAffinity");
     if (spec["affinity"].empty()) spec.erase("affinity");

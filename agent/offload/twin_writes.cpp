@@ -14,7 +14,7 @@ bool ours(const json& object, const std::string& host_id) {
 }
 
 Status ensure_twin(kube::DynamicClient& member, const json& desired, const std::string& host_id,
-                   const std::string& what, std::initializer_list<std::string_view> replaced) {
+                   const std::string& what, std::span<const std::string_view> replaced) {
   auto existing = member.get_object(desired);
   if (!existing) {
     if (!existing.error().is_not_found()) return existing.error().to_error().with_context(what);

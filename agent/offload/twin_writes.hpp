@@ -1,9 +1,9 @@
 #pragma once
-// Writing twins on a member, shared by the reflectors of Services, ConfigMaps and Secrets: an
+// Writing twins on a member, shared by the reflectors of Services and of pod configuration: an
 // object is "ours" when it carries the origin-cluster label of this host; anything else of the
 // same name is left alone (a warning), never adopted or deleted.
 
-#include <initializer_list>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -22,7 +22,7 @@ bool ours(const nlohmann::json& object, const std::string& host_id);
 // goes from the twin). Written only when something differs. `what` names it in messages.
 Status ensure_twin(kube::DynamicClient& member, const nlohmann::json& desired,
                    const std::string& host_id, const std::string& what,
-                   std::initializer_list<std::string_view> replaced = {});
+                   std::span<const std::string_view> replaced = {});
 
 // Deletes the object at `ref` on `member` when it is ours; nothing when absent or not ours.
 // Returns whether it deleted.

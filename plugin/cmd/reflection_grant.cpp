@@ -14,8 +14,8 @@ Status grant_reflection(kube::DynamicClient& host, const std::string& ns) {
   auto created = host.create(kRoleBindings.in_namespace(ns), offload::reflection_grant(ns));
   if (created || created.error().is_already_exists()) return ok();
   return created.error().to_error().with_context(
-      "granting the manager read access to the ConfigMaps and Secrets of " + ns + " (RoleBinding " +
-      std::string(offload::kReflectionBinding) +
+      "granting the manager read access to the ConfigMaps, Secrets and ServiceAccounts of " + ns +
+      " (RoleBinding " + std::string(offload::kReflectionBinding) +
       "; you need to be allowed to create RoleBindings there)");
 }
 

@@ -1,7 +1,7 @@
 #pragma once
-// The namespace owner's consent to reflect its ConfigMaps and Secrets (docs/OFFLOAD.md): the
-// RoleBinding of shared/offload/reflection_grant.hpp, written by `offload` and removed by
-// `unoffload` with the caller's own rights.
+// The namespace owner's consent to reflect its ConfigMaps, Secrets and ServiceAccounts
+// (docs/OFFLOAD.md): the RoleBinding of shared/offload/reflection_grant.hpp, written by `offload`
+// and removed by `unoffload` with the caller's own rights.
 
 #include <string>
 

@@ -1,9 +1,9 @@
 #pragma once
-// The owner's consent to reflect a namespace's ConfigMaps and Secrets: a RoleBinding in the
-// offloaded namespace that gives the manager's ServiceAccount ClusterRole kReflectionRole (read
-// ConfigMaps and Secrets) there and nowhere else. `kubectl fed offload` creates it with the
-// caller's rights and `unoffload` removes it; the manager never holds these rights cluster-wide
-// (agent/offload/config_reflector.hpp). Pure.
+// The owner's consent to reflect a namespace's ConfigMaps, Secrets and ServiceAccounts: a
+// RoleBinding in the offloaded namespace that gives the manager's ServiceAccount ClusterRole
+// kReflectionRole (read those kinds) there and nowhere else. `kubectl fed offload` creates it
+// with the caller's rights and `unoffload` removes it; the manager never holds these rights
+// cluster-wide (agent/offload/config_reflector.hpp). Pure.
 
 #include <string>
 #include <string_view>

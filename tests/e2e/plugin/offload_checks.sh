@@ -28,9 +28,10 @@ logs_through_virtual_kubelet() {
     || fail "$mode: the virtual kubelet answered a client without a certificate: $said"
 }
 
-# config_reflection MODE: ConfigMaps and Secrets of shop (offloaded to c3) get twins in shop-c1
-# on c3, kept equal; a pod offloaded with both mounted runs there; the manager reads them only
-# in shop (offload bound it there) and the federation writes them only in replicas.
+# config_reflection MODE: ConfigMaps, Secrets and ServiceAccounts of shop (offloaded to c3) get
+# twins in shop-c1 on c3, kept equal; a pod offloaded with a ConfigMap and a Secret mounted,
+# running as its own ServiceAccount, runs there as that ServiceAccount's twin; the manager reads
+# them only in shop (offload bound it there) and the federation writes them only in replicas.
 config_reflection() {
   local mode=$1 fed_sa=system:serviceaccount:kubectl-fed-system:fed-federation
   local mgr=system:serviceaccount:kubectl-fed-system:fed-manager
@@ -39,8 +40,11 @@ config_reflection() {
   expect_eq "$mode: c3: the federation may not read Secrets in default" "$(k c3 auth can-i get secrets -n default --as $fed_sa || true)" no
   k c1 -n shop create configmap web-config --from-literal greeting=hello >/dev/null
   k c1 -n shop create secret generic web-secret --from-literal password=s3cr3t >/dev/null
+  k c1 -n shop create serviceaccount web-sa >/dev/null
   eventually 60 "$mode: web-config and web-secret have twins in shop-c1 on c3" bash -c \
     "[ \"\$(kubectl --kubeconfig $("$TESTBED" kubeconfig c3) -n shop-c1 get configmap web-config -o jsonpath='{.data.greeting}')/\$(kubectl --kubeconfig $("$TESTBED" kubeconfig c3) -n shop-c1 get secret web-secret -o jsonpath='{.data.password}' | base64 -d)\" = hello/s3cr3t ]"
+  eventually 30 "$mode: ServiceAccount web-sa has a twin in shop-c1 on c3" \
+    kubectl --kubeconfig "$("$TESTBED" kubeconfig c3)" -n shop-c1 get serviceaccount web-sa
   expect_eq "$mode: the root CA bundle of shop-c1 is c3's own" \
     "$(k c3 -n shop-c1 get configmap kube-root-ca.crt -o jsonpath='{.metadata.labels.kubectl-fed\.io/origin-cluster}')" ""
   k c1 -n shop apply -f - >/dev/null <<YAML
@@ -48,6 +52,7 @@ apiVersion: v1
 kind: Pod
 metadata: {name: mounts}
 spec:
+  serviceAccountName: web-sa
   containers:
     - name: probe
       image: $IMAGE
@@ -61,6 +66,8 @@ spec:
 YAML
   eventually 90 "$mode: a pod mounting the ConfigMap and the Secret runs on c3" bash -c \
     "[ \"\$(kubectl --kubeconfig $("$TESTBED" kubeconfig c1) -n shop get pod mounts -o jsonpath='{.spec.nodeName}/{.status.phase}')\" = kubectl-fed-c3/Running ]"
+  expect_eq "$mode: its twin runs as the twin of web-sa" \
+    "$(k c3 -n shop-c1 get pod mounts -o jsonpath='{.spec.serviceAccountName}')" web-sa
   k c1 -n shop delete pod mounts --wait=false >/dev/null
   k c1 -n shop patch configmap web-config --type merge -p '{"data":{"greeting":"bonjour"}}' >/dev/null
   eventually 30 "$mode: a ConfigMap changed on c1 changes its twin" bash -c \
@@ -70,8 +77,9 @@ YAML
     "kubectl --kubeconfig $("$TESTBED" kubeconfig c3) -n shop-c1 get secret web-secret"
   k c1 -n shop delete configmap web-config >/dev/null
   k c1 -n shop delete secret web-secret >/dev/null
+  k c1 -n shop delete serviceaccount web-sa >/dev/null
   eventually 30 "$mode: deleted on c1, the twins go" bash -c \
-    "[ -z \"\$(kubectl --kubeconfig $("$TESTBED" kubeconfig c3) -n shop-c1 get configmap web-config -o name --ignore-not-found)\$(kubectl --kubeconfig $("$TESTBED" kubeconfig c3) -n shop-c1 get secret web-secret -o name --ignore-not-found)\" ]"
+    "[ -z \"\$(kubectl --kubeconfig $("$TESTBED" kubeconfig c3) -n shop-c1 get configmap/web-config secret/web-secret serviceaccount/web-sa -o name --ignore-not-found)\" ]"
 }
 
 # local_and_remote MODE: strategy LocalAndRemote lets the scheduler use c1's real nodes and c3's

@@ -144,7 +144,8 @@ TEST_CASE("the ClusterRoles grant exactly what docs/JOIN.md lists") {
                    expand("", {"services"}, {"get", "list", "watch", "create", "update", "delete"}),
                    expand("discovery.k8s.io", {"endpointslices"},
                           {"get", "list", "watch", "create", "update", "delete"}),
-                   expand("", {"configmaps", "secrets"}, {"get", "create", "update", "delete"})}));
+                   expand("", {"configmaps", "secrets", "serviceaccounts"},
+                          {"get", "create", "update", "delete"})}));
   CHECK(rules(find(objects, "Role", "kubectl-fed:federation")) ==
         expand("", {"configmaps"}, {"get", "list", "watch"}));
   CHECK(rules(find(objects, "ClusterRole", "kubectl-fed:agent")) ==
@@ -161,7 +162,7 @@ TEST_CASE("the ClusterRoles grant exactly what docs/JOIN.md lists") {
   // ConfigMaps and Secrets of offloaded namespaces: read-only, and bound only per namespace by
   // `offload` (no binding in the manifests).
   CHECK(rules(find(objects, "ClusterRole", "kubectl-fed:manager-reflection")) ==
-        expand("", {"configmaps", "secrets"}, {"get", "list", "watch"}));
+        expand("", {"configmaps", "secrets", "serviceaccounts"}, {"get", "list", "watch"}));
   for (const auto& r : objects) {
     if (r["kind"] == "ClusterRoleBinding" || r["kind"] == "RoleBinding") {
       CHECK(r["roleRef"]["name"] != "kubectl-fed:manager-reflection");

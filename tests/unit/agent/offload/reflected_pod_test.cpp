@@ -79,6 +79,15 @@ TEST_CASE("the twin keeps the workload and drops what names the host") {
   CHECK_FALSE(spec["containers"][1].contains("volumeMounts"));
 }
 
+TEST_CASE("a twin runs as the reflected twin of its own ServiceAccount, or the member's default") {
+  json pod = host_pod();
+  pod["spec"]["serviceAccountName"] = "web";
+  pod["spec"]["serviceAccount"] = "web";
+  const auto twin = twin_pod(pod, kTarget);
+  CHECK(twin["spec"]["serviceAccountName"] == "web");
+  CHECK_FALSE(twin["spec"].contains("serviceAccount"));  // deprecated alias: the API fills it
+}
+
 TEST_CASE("an affinity with only node rules goes entirely") {
   json pod = host_pod();
   pod["spec"]["affinity"].erase("podAntiAffinity");
