@@ -116,6 +116,11 @@ int run(int argc, char** argv) {
   manager->add_option("--kubelet-cert-dir", manager_options.kubelet_cert_dir,
                       "Where its certificates are written (default: a directory under the "
                       "temporary directory)");
+  manager
+      ->add_option("--offload-workers", manager_options.offload_workers,
+                   "Workers of the namespace-offloading and namespace-map controllers")
+      ->check(CLI::Range(1, 64))
+      ->capture_default_str();
   auto* etcd_proxy = app.add_subcommand(
       "etcd-proxy", "Run the leader-aware etcd proxy beside kube-apiserver (--members required)");
   fed::etcdproxy::EtcdProxyFlags etcd_proxy_flags;

@@ -100,7 +100,8 @@ Status ManagerRunner::start(const agent::RoleContext& ctx) {
       offload::OffloadingInformers{*offloadings_, *namespace_maps_, *virtual_nodes_,
                                    *enabled_namespaces_},
       events_.get());
-  offloading_controller_ = make_controller(*offloading_reconciler_, "namespace-offloading", 2);
+  offloading_controller_ =
+      make_controller(*offloading_reconciler_, "namespace-offloading", options_.offload_workers);
   offloading_controller_->watch(*offloadings_, offload::OffloadingReconciler::namespace_of);
   offloading_controller_->watch(*enabled_namespaces_, offload::OffloadingReconciler::namespace_of);
   offloading_controller_->watch(*namespace_maps_, offload::OffloadingReconciler::namespaces_in_map);
@@ -110,7 +111,8 @@ Status ManagerRunner::start(const agent::RoleContext& ctx) {
 
   namespace_map_reconciler_ = std::make_unique<offload::NamespaceMapReconciler>(
       host_, info.cluster_id, *namespace_maps_, member_client);
-  namespace_map_controller_ = make_controller(*namespace_map_reconciler_, "namespace-map", 2);
+  namespace_map_controller_ =
+      make_controller(*namespace_map_reconciler_, "namespace-map", options_.offload_workers);
   namespace_map_controller_->watch(*namespace_maps_);
 
   pod_reflector_ = std::make_unique<offload::PodReflector>(

@@ -39,6 +39,9 @@ struct ManagerOptions {
   std::string kubelet_bind_address{offload::kDefaultKubeletBindAddress};
   std::string kubelet_advertise_address;
   std::string kubelet_cert_dir;
+  // Workers of the NamespaceOffloading and NamespaceMap controllers (benchmark E2 compares 1
+  // and 5; a NamespaceMap is one key per member, so its workers only help across members).
+  int offload_workers = 2;
 };
 
 class ManagerRunner final : public agent::RoleRunner {

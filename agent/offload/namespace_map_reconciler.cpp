@@ -93,28 +93,43 @@ Result<kube::Requeue> NamespaceMapReconciler::reconcile(const kube::Request& req
   }
   kube::DynamicClient& member = **client;
 
+  // One LIST of this host's replicas on the member instead of a GET per entry: a reconcile costs
+  // the same API calls whatever the number of replicas already there (the thesis' controller
+  // re-checked each one and grew super-linear, E2). The RoleBindings, which cannot be listed
+  // cluster-wide, are checked for new entries, and for all at most every kRecheck.
+  kube::ListOptions mine;
+  mine.label_selector = std::string(kOriginClusterLabel) + "=" + host_id_;
+  auto listed = member.list_all(kNamespaces, mine);
+  if (!listed) return listed.error().to_error().with_context("listing the replicas on " + id);
+  std::map<std::string, json> replicas;
+  for (auto& item : (*listed)["items"]) replicas[item["metadata"].value("name", "")] = item;
+  const bool full_check = full_check_due(id);
+
   fedapi::NamespaceMapStatus status;
   bool settling = false;  // a replica is being deleted: look again soon
   for (const auto& [local, remote] : spec.desired_mapping) {
     auto& entry = status.current_mapping[local];
     entry.remote_namespace = remote;
-    auto existing = member.get(kNamespaces.named(remote));
-    if (existing) {
-      if (!ours(*existing, host_id_, local)) {
+    const auto was = previous.current_mapping.find(local);
+    const bool accepted = was != previous.current_mapping.end() &&
+                          was->second.remote_namespace == remote &&
+                          was->second.phase == MappingPhase::Accepted;
+    const auto existing = replicas.find(remote);
+    if (existing != replicas.end()) {
+      if (!ours(existing->second, host_id_, local)) {
         entry.phase = MappingPhase::CreationLoopBackOff;
         spdlog::warn(
-            "NamespaceMap {}: namespace {} exists on {} and is not the replica of {}; "
+            "NamespaceMap {}: namespace {} on {} is the replica of another namespace; "
             "not adopted (choose another namespaceMappingStrategy)",
-            id, remote, id, local);
-      } else if ((*existing)["metadata"].contains("deletionTimestamp")) {
+            id, remote, id);
+      } else if (existing->second["metadata"].contains("deletionTimestamp")) {
         entry.phase = MappingPhase::Terminating;  // recreated once it is gone
         settling = true;
       } else {
-        entry.phase = accept(member, id, remote);
+        entry.phase = accepted && !full_check ? MappingPhase::Accepted : accept(member, id, remote);
       }
       continue;
     }
-    if (!existing.error().is_not_found()) return existing.error().to_error();
     json ns{{"apiVersion", "v1"},
             {"kind", "Namespace"},
             {"metadata", {{"name", remote}, {"labels", origin_labels(host_id_, local)}}}};
@@ -124,20 +139,20 @@ Result<kube::Requeue> NamespaceMapReconciler::reconcile(const kube::Request& req
       entry.phase = accept(member, id, remote);
     } else {
       entry.phase = MappingPhase::CreationLoopBackOff;
-      spdlog::warn("NamespaceMap {}: creating namespace {} on {}: {}", id, remote, id,
+      // AlreadyExists: a namespace of that name that is not a replica of this host.
+      spdlog::warn("NamespaceMap {}: creating namespace {} on {} for {}: {}", id, remote, id, local,
                    created.error().to_error().message());
     }
   }
   for (const auto& [local, was] : previous.current_mapping) {
     if (spec.desired_mapping.count(local) != 0) continue;
-    auto existing = member.get(kNamespaces.named(was.remote_namespace));
-    if (!existing) {
-      if (!existing.error().is_not_found()) return existing.error().to_error();
+    const auto existing = replicas.find(was.remote_namespace);
+    if (existing == replicas.end()) {
       spdlog::info("NamespaceMap {}: replica {} of {} is gone", id, was.remote_namespace, local);
-      continue;  // gone: the entry leaves currentMapping
+      continue;  // gone (or never ours): the entry leaves currentMapping
     }
-    if (!ours(*existing, host_id_, local)) continue;  // never delete what is not ours
-    if (!(*existing)["metadata"].contains("deletionTimestamp")) {
+    if (!ours(existing->second, host_id_, local)) continue;  // never delete what is not ours
+    if (!existing->second["metadata"].contains("deletionTimestamp")) {
       auto removed = member.remove(kNamespaces.named(was.remote_namespace));
       if (!removed && !removed.error().is_not_found()) return removed.error().to_error();
     }
@@ -153,6 +168,15 @@ Result<kube::Requeue> NamespaceMapReconciler::reconcile(const kube::Request& req
     }
   }
   return kube::Requeue{settling ? std::chrono::seconds(2) : kRecheck};
+}
+
+bool NamespaceMapReconciler::full_check_due(const std::string& id) {
+  const auto now = std::chrono::steady_clock::now();
+  std::lock_guard lock(mu_);
+  auto& last = last_full_check_[id];
+  if (last.time_since_epoch().count() != 0 && now - last < kRecheck) return false;
+  last = now;
+  return true;
 }
 
 }  // namespace fed::offload

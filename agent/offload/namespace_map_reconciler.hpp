@@ -10,7 +10,9 @@
 
 #include <chrono>
 #include <functional>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 
@@ -50,10 +52,16 @@ class NamespaceMapReconciler final : public kube::Reconciler {
   Result<kube::Requeue> reconcile(const kube::Request& request) override;
 
  private:
+  // Whether member `id`'s replicas are due for a full check (their RoleBindings too); at most
+  // every kRecheck, so that the reconciles a burst of offloadings causes stay cheap.
+  bool full_check_due(const std::string& id);
+
   std::shared_ptr<kube::DynamicClient> host_;
   std::string host_id_;
   kube::Informer& maps_;
   MemberClient member_client_;
+  std::mutex mu_;
+  std::map<std::string, std::chrono::steady_clock::time_point> last_full_check_;
 };
 
 }  // namespace fed::offload
