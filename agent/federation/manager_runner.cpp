@@ -104,7 +104,9 @@ Status ManagerRunner::start(const agent::RoleContext& ctx) {
       make_controller(*offloading_reconciler_, "namespace-offloading", options_.offload_workers);
   offloading_controller_->watch(*offloadings_, offload::OffloadingReconciler::namespace_of);
   offloading_controller_->watch(*enabled_namespaces_, offload::OffloadingReconciler::namespace_of);
-  offloading_controller_->watch(*namespace_maps_, offload::OffloadingReconciler::namespaces_in_map);
+  offloading_controller_->watch(*namespace_maps_, [this](const nlohmann::json& nm) {
+    return offloading_reconciler_->namespaces_changed_in_map(nm);
+  });
   offloading_controller_->watch(*virtual_nodes_, [this](const nlohmann::json& node) {
     return offloading_reconciler_->every_offloading(node);
   });

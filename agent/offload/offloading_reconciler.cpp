@@ -66,17 +66,34 @@ std::vector<kube::Request> OffloadingReconciler::namespace_of(const json& object
   return {kube::Request{"", ns}};
 }
 
-std::vector<kube::Request> OffloadingReconciler::namespaces_in_map(const json& namespace_map) {
-  std::set<std::string> names;
+std::vector<kube::Request> OffloadingReconciler::namespaces_changed_in_map(
+    const json& namespace_map) {
+  const std::string member = namespace_map["metadata"].value("name", "");
   const json desired =
       namespace_map.value("spec", json::object()).value("desiredMapping", json::object());
   const json current =
       namespace_map.value("status", json::object()).value("currentMapping", json::object());
-  for (const json* m : {&desired, &current}) {
-    for (const auto& [ns, value] : m->items()) names.insert(ns);
-  }
+  std::map<std::string, json> entries;
+  for (const auto& [ns, value] : desired.items()) entries[ns]["desired"] = value;
+  for (const auto& [ns, value] : current.items()) entries[ns]["current"] = value;
   std::vector<kube::Request> out;
-  for (const auto& ns : names) out.push_back(kube::Request{"", ns});
+  std::lock_guard lock(seen_mu_);
+  if (!in_.namespace_maps.store().get("", member)) {  // deleted (gone from the cache first)
+    for (const auto& [ns, _] : entries) out.push_back(kube::Request{"", ns});
+    seen_entries_.erase(member);
+    return out;
+  }
+  auto& seen = seen_entries_[member];
+  // Called with the old and then the new version of an update: the old one matches what was
+  // seen and maps to nothing, unless a version was missed — then it is reconciled too.
+  for (const auto& [ns, entry] : entries) {
+    auto it = seen.find(ns);
+    if (it == seen.end() || it->second != entry) out.push_back(kube::Request{"", ns});
+  }
+  for (const auto& [ns, _] : seen) {
+    if (entries.count(ns) == 0) out.push_back(kube::Request{"", ns});
+  }
+  seen = std::move(entries);
   return out;
 }
 

@@ -11,7 +11,9 @@
 //    goes once no NamespaceMap reports one.
 // A namespace labelled kubectl-fed.io/enabled=true gets a default NamespaceOffloading.
 
+#include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -47,9 +49,11 @@ class OffloadingReconciler final : public kube::Reconciler {
   Result<kube::Requeue> reconcile(const kube::Request& request) override;
 
   // Event mappers: a NamespaceOffloading or a Namespace → its namespace; a NamespaceMap → the
-  // namespaces it holds (desired or current); a virtual node → every offloaded namespace.
+  // namespaces whose entry (desired or current) changed since the last version seen — not all
+  // it holds, which made every write to a map of N entries cost N reconciles (E2); a virtual
+  // node → every offloaded namespace.
   static std::vector<kube::Request> namespace_of(const nlohmann::json& object);
-  static std::vector<kube::Request> namespaces_in_map(const nlohmann::json& namespace_map);
+  std::vector<kube::Request> namespaces_changed_in_map(const nlohmann::json& namespace_map);
   std::vector<kube::Request> every_offloading(const nlohmann::json& ignored) const;
 
  private:
@@ -63,6 +67,9 @@ class OffloadingReconciler final : public kube::Reconciler {
   std::string host_id_;
   OffloadingInformers in_;
   kube::EventRecorder* events_;
+  std::mutex seen_mu_;
+  // Per member, per namespace: the desired and current entries of the map version last seen.
+  std::map<std::string, std::map<std::string, nlohmann::json>> seen_entries_;
 };
 
 }  // namespace fed::offload
