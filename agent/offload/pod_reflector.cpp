@@ -2,8 +2,6 @@
 
 #include <spdlog/spdlog.h>
 
-#include "fedapi/json_fields.hpp"
-#include "fedapi/namespace_map.hpp"
 #include "offload/accepted_replicas.hpp"
 
 namespace fed::offload {

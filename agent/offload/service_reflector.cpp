@@ -6,8 +6,6 @@
 #include <set>
 
 #include "fedapi/group.hpp"
-#include "fedapi/json_fields.hpp"
-#include "fedapi/namespace_map.hpp"
 #include "offload/accepted_replicas.hpp"
 #include "offload/reflected_service.hpp"
 #include "offload/twin_writes.hpp"

@@ -97,27 +97,43 @@ std::optional<http::Response> VirtualKubelet::authorize(const http::Request& req
                        ", verb=get, resource=nodes, subresource=proxy, name=" + node + "): " + why);
 }
 
+Result<VirtualKubelet::Placement> VirtualKubelet::placement(const std::string& ns,
+                                                            const std::string& pod) const {
+  auto object = host_->get(kPods.in_namespace(ns).named(pod));
+  if (!object) {
+    return fail(object.error().is_not_found() ? ErrorCode::NotFound : ErrorCode::Unavailable,
+                object.error().message());
+  }
+  Placement where;
+  where.node = (*object).value("spec", json::object()).value("nodeName", std::string());
+  if (!where.node.starts_with(kVirtualNodePrefix)) {
+    return fail(ErrorCode::NotFound, "pod " + ns + "/" + pod + " is not on a virtual node");
+  }
+  where.member = where.node.substr(kVirtualNodePrefix.size());
+  const auto map = namespace_maps_.store().get("", where.member);
+  const auto replicas = map ? accepted_replicas(*map) : std::map<std::string, std::string>{};
+  if (const auto replica = replicas.find(ns); replica != replicas.end()) {
+    where.replica = replica->second;
+  }
+  return where;
+}
+
 http::Response VirtualKubelet::container_logs(const http::Request& request) {
   auto target = parse_container_logs_path(request.path);
   if (!target) return text(400, target.error().message());
-  auto pod = host_->get(kPods.in_namespace(target->ns).named(target->pod));
-  if (!pod) return text(pod.error().is_not_found() ? 404 : 503, pod.error().message());
-  const std::string node = (*pod).value("spec", json::object()).value("nodeName", std::string());
-  if (!node.starts_with(kVirtualNodePrefix)) {
-    return text(404, "pod " + target->ns + "/" + target->pod + " is not on a virtual node");
+  auto where = placement(target->ns, target->pod);
+  if (!where) {
+    return text(where.error().code() == ErrorCode::NotFound ? 404 : 503, where.error().message());
   }
-  if (auto refused = authorize(request, node)) return *refused;
-  const std::string member = node.substr(kVirtualNodePrefix.size());
-  const auto map = namespace_maps_.store().get("", member);
-  const auto replicas = map ? accepted_replicas(*map) : std::map<std::string, std::string>{};
-  const auto replica = replicas.find(target->ns);
-  if (replica == replicas.end()) {
+  if (auto refused = authorize(request, where->node)) return *refused;
+  const std::string& member = where->member;
+  if (!where->replica) {
     return text(404, "namespace " + target->ns + " has no replica on member " + member);
   }
   auto client = member_client_(member);
   if (!client) return text(503, client.error().message());
   const std::string path =
-      "/api/v1/namespaces/" + replica->second + "/pods/" + target->pod + "/log";
+      "/api/v1/namespaces/" + *where->replica + "/pods/" + target->pod + "/log";
   const std::string query = member_log_query(request.query, target->container);
   if (query.find("follow=true") == std::string::npos) {
     auto log = (*client)->get_raw(path + "?" + query);
@@ -154,18 +170,11 @@ http::Response VirtualKubelet::not_forwarded(const http::Request& request) {
   const std::string what = parts.size() > 1 ? parts[1] : "this";
   std::string where;
   if (parts.size() >= 4) {
-    auto pod = host_->get(kPods.in_namespace(parts[2]).named(parts[3]));
-    const std::string node =
-        pod ? (*pod).value("spec", json::object()).value("nodeName", std::string()) : "";
-    if (node.starts_with(kVirtualNodePrefix)) {
-      if (auto refused = authorize(request, node)) return *refused;
-      const std::string member = node.substr(kVirtualNodePrefix.size());
-      const auto map = namespace_maps_.store().get("", member);
-      const auto replicas = map ? accepted_replicas(*map) : std::map<std::string, std::string>{};
-      const auto replica = replicas.find(parts[2]);
-      if (replica != replicas.end()) {
-        where = ": the pod runs on member cluster " + member + " as " + replica->second + "/" +
-                parts[3] + "; run the command there";
+    if (auto found = placement(parts[2], parts[3])) {
+      if (auto refused = authorize(request, found->node)) return *refused;
+      if (found->replica) {
+        where = ": the pod runs on member cluster " + found->member + " as " + *found->replica +
+                "/" + parts[3] + "; run the command there";
       }
     }
   }

@@ -53,6 +53,13 @@ class VirtualKubelet final : public kube::Reconciler {
  private:
   http::Response container_logs(const http::Request& request);
   http::Response not_forwarded(const http::Request& request);
+  // Where host pod ns/pod runs: its virtual node, the member, and the member namespace when
+  // ns is replicated there. NotFound when the pod is absent or not on a virtual node.
+  struct Placement {
+    std::string node, member;
+    std::optional<std::string> replica;
+  };
+  Result<Placement> placement(const std::string& ns, const std::string& pod) const;
   // nullopt when the caller may use the kubelet API of `node`; the refusal otherwise.
   std::optional<http::Response> authorize(const http::Request& request, const std::string& node);
 

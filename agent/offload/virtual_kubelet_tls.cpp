@@ -36,12 +36,6 @@ http::TlsFiles VirtualKubeletTls::files() const {
   return files;
 }
 
-bool VirtualKubeletTls::ready() const {
-  const auto f = files();
-  return std::filesystem::exists(f.cert_file) && std::filesystem::exists(f.key_file) &&
-         std::filesystem::exists(f.client_ca_file);
-}
-
 Status VirtualKubeletTls::sync(std::chrono::system_clock::time_point now) {
   std::error_code ec;
   std::filesystem::create_directories(dir_, ec);

@@ -30,8 +30,6 @@ class VirtualKubeletTls final {
   // signer refuses or does not answer in time; the files in force stay.
   Status sync(std::chrono::system_clock::time_point now);
 
-  // Whether all three files are in place (the server can start).
-  bool ready() const;
   http::TlsFiles files() const;
 
  private:
