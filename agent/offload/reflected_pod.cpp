@@ -89,12 +89,14 @@ std::string twin_origin_uid(const json& twin) {
 
 json host_pod_status(const json& twin, const json& host_status, const PodIpTranslator& translate) {
   json status = json::object();
-  if (host_status.is_object() && host_status.contains("nominatedNodeName")) {
-    status["nominatedNodeName"] = host_status["nominatedNodeName"];
+  // The host's own QoS class stays: it is immutable once set, and the member's LimitRange may
+  // have given the twin requests the host pod does not have (docs/OFFLOAD.md, tenancy).
+  for (const char* field : {"nominatedNodeName", "qosClass"}) {
+    if (host_status.is_object() && host_status.contains(field)) status[field] = host_status[field];
   }
   const json remote = twin.value("status", json::object());
   for (const char* field :
-       {"phase", "conditions", "message", "reason", "startTime", "qosClass", "containerStatuses",
+       {"phase", "conditions", "message", "reason", "startTime", "containerStatuses",
         "initContainerStatuses", "ephemeralContainerStatuses"}) {
     if (remote.contains(field)) status[field] = remote[field];
   }

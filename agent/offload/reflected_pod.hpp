@@ -45,10 +45,11 @@ std::string twin_origin_uid(const nlohmann::json& twin);
 // address cannot be translated, and then it is left out.
 using PodIpTranslator = std::function<std::optional<std::string>(std::string_view member_ip)>;
 
-// The host pod's status from the twin's: phase, conditions, message and reason, start time,
-// QoS class and container states as they are; podIP and podIPs translated to the host's view;
-// hostIP left out (the virtual node has none). `host_status` (the host pod's current status)
-// gives nominatedNodeName and the like, which the member does not know.
+// The host pod's status from the twin's: phase, conditions, message and reason, start time and
+// container states as they are; podIP and podIPs translated to the host's view; hostIP left
+// out (the virtual node has none). `host_status` (the host pod's current status) gives
+// nominatedNodeName, which the member does not know, and the QoS class, which is the host's
+// (immutable, and the twin's may differ under the member's LimitRange).
 nlohmann::json host_pod_status(const nlohmann::json& twin, const nlohmann::json& host_status,
                                const PodIpTranslator& translate);
 

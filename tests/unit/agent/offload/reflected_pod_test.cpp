@@ -37,7 +37,8 @@ json host_pod() {
                       "volumeMounts": [
                         {"name": "kube-api-access-abcde", "mountPath": "/var/run/secrets"}]}]
     },
-    "status": {"phase": "Pending", "nominatedNodeName": "kubectl-fed-c2"}})");
+    "status": {"phase": "Pending", "nominatedNodeName": "kubectl-fed-c2",
+               "qosClass": "BestEffort"}})");
   pod["spec"]["tolerations"] = json::array(
       {{{"key", "node.kubernetes.io/not-ready"}, {"operator", "Exists"}, {"effect", "NoExecute"}},
        fed::offload::virtual_node_toleration()});
@@ -102,7 +103,7 @@ TEST_CASE("the host status mirrors the twin's, pod IPs in the host's view") {
   json twin = twin_pod(host_pod(), kTarget);
   twin["status"] = json::parse(R"({
     "phase": "Running", "hostIP": "172.31.2.11", "podIP": "10.244.1.7",
-    "podIPs": [{"ip": "10.244.1.7"}], "startTime": "2026-11-25T04:00:00Z", "qosClass": "BestEffort",
+    "podIPs": [{"ip": "10.244.1.7"}], "startTime": "2026-11-25T04:00:00Z", "qosClass": "Burstable",
     "conditions": [{"type": "Ready", "status": "True"}],
     "containerStatuses": [{"name": "app", "ready": true, "restartCount": 0,
                            "state": {"running": {"startedAt": "2026-11-25T04:00:01Z"}}}]})");
@@ -116,6 +117,7 @@ TEST_CASE("the host status mirrors the twin's, pod IPs in the host's view") {
   CHECK(status["podIPs"] == json::array({{{"ip", "10.99.1.7"}}}));
   CHECK_FALSE(status.contains("hostIP"));
   CHECK(status["startTime"] == "2026-11-25T04:00:00Z");
+  // The host's QoS class (immutable), not the twin's: the member's LimitRange gave it requests.
   CHECK(status["qosClass"] == "BestEffort");
   CHECK(status["conditions"][0]["type"] == "Ready");
   CHECK(status["containerStatuses"][0]["state"].contains("running"));
