@@ -7,16 +7,13 @@
 #include <spdlog/spdlog.h>
 
 #include "fedapi/group.hpp"
-#include "kube/kubeconfig_resolve.hpp"
+#include "offload/webhook_configuration.hpp"
+#include "roles/api_config.hpp"
 
 namespace fed::federation {
 
 Status ManagerRunner::start(const agent::RoleContext& ctx) {
-  kube::LoadOptions load;
-  load.kubeconfig_path = ctx.options.kubeconfig;
-  load.context = ctx.options.context;
-  FED_ASSIGN_OR_RETURN(auto config, kube::rest_config_from_flags(load));
-  config.user_agent = "fed-agent-manager";
+  FED_ASSIGN_OR_RETURN(auto config, agent::api_config(ctx.options, "fed-agent-manager"));
   FED_ASSIGN_OR_RETURN(host_, kube::DynamicClient::create(std::move(config)));
   FED_ASSIGN_OR_RETURN(auto info, read_cluster_info(*host_));
   if (info.role != ClusterRole::Host) {
@@ -82,7 +79,7 @@ Status ManagerRunner::start(const agent::RoleContext& ctx) {
       host_, *clusters_, *virtual_nodes_, *namespace_maps_, std::move(kubelet_endpoint));
   // Each pass is a few small writes per member; two keep a slow member from delaying the
   // others' Lease renewals.
-  virtual_node_controller_ = make_controller(*virtual_node_reconciler_, "virtual-node", 2);
+  virtual_node_controller_ = kube::make_controller(*virtual_node_reconciler_, "virtual-node", 2);
   virtual_node_controller_->watch(*clusters_);
   virtual_node_controller_->watch(*virtual_nodes_, offload::VirtualNodeReconciler::member_of);
   virtual_node_controller_->watch(*namespace_maps_, offload::VirtualNodeReconciler::member_of_map);
@@ -122,7 +119,7 @@ Status ManagerRunner::start(const agent::RoleContext& ctx) {
       [this](const std::string& id, std::string_view ip) {
         return host_ipam_->peer_pod_ip(id, ip);
       });
-  pod_reflection_controller_ = make_controller(*pod_reflector_, "pod-reflection", 4);
+  pod_reflection_controller_ = kube::make_controller(*pod_reflector_, "pod-reflection", 4);
   pod_reflector_->attach(*pod_reflection_controller_);
 
   services_ = std::make_unique<kube::Informer>(
@@ -136,7 +133,8 @@ Status ManagerRunner::start(const agent::RoleContext& ctx) {
       member_client, [this](const std::string& id, std::string_view ip) {
         return host_ipam_->peer_own_ip(id, ip);
       });
-  service_reflection_controller_ = make_controller(*service_reflector_, "service-reflection", 2);
+  service_reflection_controller_ =
+      kube::make_controller(*service_reflector_, "service-reflection", 2);
   service_reflection_controller_->watch(*services_);
   service_reflection_controller_->watch(*endpoint_slices_,
                                         offload::ServiceReflector::service_of_slice);
@@ -148,7 +146,7 @@ Status ManagerRunner::start(const agent::RoleContext& ctx) {
 
   config_reflector_ = std::make_unique<offload::ConfigReflector>(
       host_, info.cluster_id, *offloadings_, *namespace_maps_, member_client, events_.get());
-  config_reflection_controller_ = make_controller(*config_reflector_, "config-reflection", 2);
+  config_reflection_controller_ = kube::make_controller(*config_reflector_, "config-reflection", 2);
   config_reflector_->attach(*config_reflection_controller_);
 
   FED_TRY(prepare_webhook());
@@ -195,13 +193,31 @@ Status ManagerRunner::prepare_webhook() {
       std::make_unique<offload::WebhookTlsStore>(host_, std::string(kNamespace), std::move(dir));
   // The server checks its certificate files when it is created: they must exist first.
   FED_TRY(webhook_tls_->sync(std::chrono::system_clock::now()));
-  webhook_reconciler_ =
-      std::make_unique<offload::WebhookConfigReconciler>(host_, *webhook_tls_, *offloadings_);
-  webhook_controller_ = make_controller(*webhook_reconciler_, "pod-webhook", 1);
+  webhook_reconciler_ = std::make_unique<offload::WebhookConfigReconciler>(
+      host_, *webhook_tls_,
+      offload::WebhookConfigTarget{
+          {"admissionregistration.k8s.io", "v1", "mutatingwebhookconfigurations"},
+          std::string(offload::kWebhookConfiguration),
+          "pod webhook",
+          "pods of offloaded namespaces get no placement rules",
+          [this](const nlohmann::json& current, const std::string& ca_bundle) {
+            return offload::webhook_configuration(current, ca_bundle, offloaded_namespaces());
+          }});
+  webhook_controller_ = kube::make_controller(*webhook_reconciler_, "pod-webhook", 1);
   webhook_controller_->watch(*offloadings_, [](const nlohmann::json&) {
     return std::vector<kube::Request>{offload::WebhookConfigReconciler::request()};
   });
   return ok();
+}
+
+std::set<std::string> ManagerRunner::offloaded_namespaces() const {
+  std::set<std::string> offloaded;
+  for (const auto& o : offloadings_->store().list()) {
+    if (!(*o)["metadata"].contains("deletionTimestamp")) {
+      offloaded.insert((*o)["metadata"].value("namespace", ""));
+    }
+  }
+  return offloaded;
 }
 
 Status ManagerRunner::start_webhook() {
@@ -233,15 +249,7 @@ void ManagerRunner::prepare_kubelet(const offload::MemberClient& member_client) 
       offload::VirtualKubeletOptions{options_.kubelet_bind_address,
                                      options_.kubelet_advertise_address, std::move(dir)});
   // Its own worker: a certificate request may wait for the signer.
-  kubelet_controller_ = make_controller(*kubelet_, "virtual-kubelet", 1);
-}
-
-std::unique_ptr<kube::Controller> ManagerRunner::make_controller(kube::Reconciler& reconciler,
-                                                                 std::string name, int workers) {
-  kube::ControllerOptions options;
-  options.name = std::move(name);
-  options.workers = workers;
-  return std::make_unique<kube::Controller>(reconciler, std::move(options));
+  kubelet_controller_ = kube::make_controller(*kubelet_, "virtual-kubelet", 1);
 }
 
 void ManagerRunner::stop() {

@@ -6,6 +6,8 @@
 
 #include <atomic>
 #include <memory>
+#include <set>
+#include <string>
 
 #include "federation/cluster_ipam.hpp"
 #include "federation/direct_peering_reconciler.hpp"
@@ -59,6 +61,8 @@ class ManagerRunner final : public agent::RoleRunner {
   // The pod webhook's certificates, configuration and server (before the controllers start).
   Status prepare_webhook();
   Status start_webhook();
+  // The namespaces the pod webhook must see: those with a NamespaceOffloading not being deleted.
+  std::set<std::string> offloaded_namespaces() const;
   // The virtual nodes' kubelet API; it starts serving once the cluster signed its certificate.
   void prepare_kubelet(const offload::MemberClient& member_client);
 
@@ -101,9 +105,6 @@ class ManagerRunner final : public agent::RoleRunner {
   std::unique_ptr<offload::VirtualKubelet> kubelet_;
   std::unique_ptr<kube::Controller> kubelet_controller_;
 
-  // A controller named `name` with `workers` workers for `reconciler`.
-  static std::unique_ptr<kube::Controller> make_controller(kube::Reconciler& reconciler,
-                                                           std::string name, int workers);
   std::atomic<bool> ready_{false};
 };
 

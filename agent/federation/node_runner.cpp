@@ -7,7 +7,7 @@
 #include <spdlog/spdlog.h>
 
 #include "fabric/node_datapath.hpp"
-#include "kube/kubeconfig_resolve.hpp"
+#include "roles/api_config.hpp"
 
 namespace fed::federation {
 
@@ -89,11 +89,7 @@ Status NodeRunner::start(const agent::RoleContext& ctx) {
                 "sets it from spec.nodeName)");
   }
   fabric::warn_if_nftables_backend();
-  kube::LoadOptions load;
-  load.kubeconfig_path = ctx.options.kubeconfig;
-  load.context = ctx.options.context;
-  FED_ASSIGN_OR_RETURN(auto config, kube::rest_config_from_flags(load));
-  config.user_agent = "fed-agent-node/" + node;
+  FED_ASSIGN_OR_RETURN(auto config, agent::api_config(ctx.options, "fed-agent-node/" + node));
   FED_ASSIGN_OR_RETURN(client_, kube::DynamicClient::create(std::move(config)));
 
   FED_ASSIGN_OR_RETURN(routes_, os::NetlinkRouteTable::create(options_.datapath.route_table,

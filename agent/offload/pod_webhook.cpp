@@ -11,14 +11,6 @@ namespace {
 
 using nlohmann::json;
 
-http::Response answer(int status, std::string body, std::string content_type) {
-  http::Response r;
-  r.status = status;
-  r.content_type = std::move(content_type);
-  r.body = std::move(body);
-  return r;
-}
-
 // The spec of `ns`'s NamespaceOffloading, nullopt when it has none (or it is being deleted).
 std::optional<fedapi::NamespaceOffloadingSpec> offloading_of(kube::Informer& offloadings,
                                                              const std::string& ns) {
@@ -32,14 +24,14 @@ std::optional<fedapi::NamespaceOffloadingSpec> offloading_of(kube::Informer& off
 
 http::Response review(const http::Request& request, kube::Informer& offloadings) {
   json body = json::parse(request.body, nullptr, false);
-  if (body.is_discarded()) return answer(400, "body is not JSON\n", "text/plain");
+  if (body.is_discarded()) return http::Response::text(400, "body is not JSON\n");
   std::string ns;
   if (body.contains("request") && body["request"].is_object()) {
     ns = body["request"].value("namespace", "");
   }
   auto answered = review_pod(body, offloading_of(offloadings, ns));
-  if (!answered) return answer(400, answered.error().message() + "\n", "text/plain");
-  return answer(200, answered->dump(), "application/json");
+  if (!answered) return http::Response::text(400, answered.error().message() + "\n");
+  return http::Response::json(200, answered->dump());
 }
 
 }  // namespace

@@ -1,15 +1,20 @@
 #pragma once
-// Keeps the pod webhook wired: the TLS material renewed (WebhookTlsStore) and the
-// MutatingWebhookConfiguration carrying its CA bundle and the offloaded namespaces
-// (webhook_configuration.hpp). One key; reconciled when a NamespaceOffloading changes and every
-// kWebhookRecheck — for the certificates, and because `kubectl fed init` run again re-applies the
-// configuration as installed (matching no namespace), which this undoes within kWebhookRecheck.
+// Keeps a webhook wired: its TLS material renewed (WebhookTlsStore) and its webhook
+// configuration (installed by the plugin without a caBundle) edited to carry the CA bundle —
+// and whatever else the webhook keeps there. One key; reconciled on demand and every `recheck`:
+// for the certificates, and because the plugin run again re-applies the configuration as
+// installed, which this undoes within `recheck`. Used by the manager's pod webhook
+// (MutatingWebhookConfiguration kubectl-fed-pods, its namespaceSelector naming the offloaded
+// namespaces: webhook_configuration.hpp) and a member's tenancy webhook (agent/tenancy).
 
 #include <chrono>
+#include <functional>
 #include <memory>
+#include <string>
+
+#include <nlohmann/json.hpp>
 
 #include "kube/dynamic_client.hpp"
-#include "kube/informer.hpp"
 #include "kube/reconciler.hpp"
 #include "offload/webhook_tls_store.hpp"
 
@@ -17,19 +22,29 @@ namespace fed::offload {
 
 inline constexpr std::chrono::seconds kWebhookRecheck{30};
 
+struct WebhookConfigTarget {
+  kube::GroupVersionResource gvr;  // mutating- or validatingwebhookconfigurations
+  std::string name;
+  std::string what;          // in log lines: "pod webhook"
+  std::string when_missing;  // the warning's consequence: "pods ... get no placement rules"
+  // `current` as it must be with `ca_bundle_pem` in force.
+  std::function<nlohmann::json(const nlohmann::json& current, const std::string& ca_bundle_pem)>
+      edit;
+};
+
 class WebhookConfigReconciler final : public kube::Reconciler {
  public:
-  WebhookConfigReconciler(std::shared_ptr<kube::DynamicClient> host, WebhookTlsStore& store,
-                          kube::Informer& offloadings);
+  WebhookConfigReconciler(std::shared_ptr<kube::DynamicClient> client, WebhookTlsStore& store,
+                          WebhookConfigTarget target);
 
   // The one request this reconciler serves.
-  static kube::Request request() { return {"", std::string(kWebhookSecret)}; }
+  static kube::Request request() { return {"", "webhook"}; }
   Result<kube::Requeue> reconcile(const kube::Request& request) override;
 
  private:
-  std::shared_ptr<kube::DynamicClient> host_;
+  std::shared_ptr<kube::DynamicClient> client_;
   WebhookTlsStore& store_;
-  kube::Informer& offloadings_;
+  const WebhookConfigTarget target_;
   bool warned_missing_ = false;
 };
 

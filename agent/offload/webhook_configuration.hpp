@@ -14,6 +14,9 @@ namespace fed::offload {
 
 inline constexpr std::string_view kWebhookConfiguration = "kubectl-fed-pods";
 
+// `current` with every webhook's clientConfig.caBundle = base64(`ca_bundle_pem`).
+nlohmann::json with_ca_bundle(const nlohmann::json& current, const std::string& ca_bundle_pem);
+
 // `current` with every webhook's clientConfig.caBundle = base64(`ca_bundle_pem`) and
 // namespaceSelector selecting `namespaces` by name (none: a value no namespace has).
 nlohmann::json webhook_configuration(const nlohmann::json& current,

@@ -46,24 +46,25 @@ json encode(const WebhookTls& tls) {
 }  // namespace
 
 WebhookTlsStore::WebhookTlsStore(std::shared_ptr<kube::DynamicClient> client, std::string ns,
-                                 std::filesystem::path dir)
-    : client_(std::move(client)), ns_(std::move(ns)), dir_(std::move(dir)) {}
+                                 std::filesystem::path dir, WebhookTlsNames names)
+    : client_(std::move(client)),
+      ns_(std::move(ns)),
+      dir_(std::move(dir)),
+      names_(std::move(names)) {}
 
 http::TlsFiles WebhookTlsStore::files() const {
   return {(dir_ / kTlsCert).string(), (dir_ / kTlsKey).string()};
 }
 
 Result<WebhookTls> WebhookTlsStore::sync(std::chrono::system_clock::time_point now) {
-  const auto ref = kSecrets.in_namespace(ns_).named(std::string(kWebhookSecret));
+  const auto ref = kSecrets.in_namespace(ns_).named(names_.secret);
   auto existing = client_->get(ref);
   if (!existing && !existing.error().is_not_found()) {
-    return existing.error().to_error().with_context("Secret " + ns_ + "/" +
-                                                    std::string(kWebhookSecret));
+    return existing.error().to_error().with_context("Secret " + ns_ + "/" + names_.secret);
   }
   const std::optional<WebhookTls> current =
       existing ? decode(*existing) : std::optional<WebhookTls>();
-  FED_ASSIGN_OR_RETURN(auto tls,
-                       renew(current, service_dns_names(std::string(kWebhookService), ns_), now));
+  FED_ASSIGN_OR_RETURN(auto tls, renew(current, service_dns_names(names_.service, ns_), now));
   if (!current || !(tls == *current)) {
     kube::ApiResult<json> written = [&] {
       if (!existing) {
@@ -71,7 +72,7 @@ Result<WebhookTls> WebhookTlsStore::sync(std::chrono::system_clock::time_point n
                     {"kind", "Secret"},
                     {"type", "Opaque"},
                     {"metadata",
-                     {{"name", std::string(kWebhookSecret)},
+                     {{"name", names_.secret},
                       {"namespace", ns_},
                       {"labels", {{"app.kubernetes.io/part-of", "kubectl-fed"}}}}},
                     {"data", encode(tls)}};
@@ -82,11 +83,11 @@ Result<WebhookTls> WebhookTlsStore::sync(std::chrono::system_clock::time_point n
       return client_->update(ref, secret);
     }();
     if (!written) {
-      return written.error().to_error().with_context("writing Secret " + ns_ + "/" +
-                                                     std::string(kWebhookSecret));
+      return written.error().to_error().with_context("writing Secret " + ns_ + "/" + names_.secret);
     }
-    spdlog::info("pod webhook: {} TLS material in Secret {}/{} (serving certificate for {}.{}.svc)",
-                 current ? "renewed" : "created", ns_, kWebhookSecret, kWebhookService, ns_);
+    spdlog::info("{}: {} TLS material in Secret {}/{} (serving certificate for {}.{}.svc)",
+                 names_.what, current ? "renewed" : "created", ns_, names_.secret, names_.service,
+                 ns_);
   }
   FED_TRY(write_files(tls));
   return tls;

@@ -127,4 +127,11 @@ void Controller::process(const Request& request) {
   }
 }
 
+std::unique_ptr<Controller> make_controller(Reconciler& reconciler, std::string name, int workers) {
+  ControllerOptions options;
+  options.name = std::move(name);
+  options.workers = workers;
+  return std::make_unique<Controller>(reconciler, std::move(options));
+}
+
 }  // namespace fed::kube

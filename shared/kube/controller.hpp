@@ -78,4 +78,7 @@ class Controller final {
   std::vector<std::thread> threads_;
 };
 
+// A controller named `name` with `workers` workers and the default rate limiter.
+std::unique_ptr<Controller> make_controller(Reconciler& reconciler, std::string name, int workers);
+
 }  // namespace fed::kube

@@ -6,10 +6,10 @@
 #include <iostream>
 
 #include "kube/dynamic_client.hpp"
-#include "kube/kubeconfig_resolve.hpp"
 #include "log/log.hpp"
 #include "reconfig/kubelet_locations.hpp"
 #include "reconfig/reconfigure_node.hpp"
+#include "roles/api_config.hpp"
 #include "util/duration.hpp"
 #include "util/strings.hpp"
 
@@ -99,11 +99,7 @@ Result<ReconfigureRequest> build_request(const ReconfigureNodeFlags& flags) {
 }
 
 Result<std::shared_ptr<kube::DynamicClient>> make_client(const agent::AgentOptions& common) {
-  kube::LoadOptions load;
-  load.kubeconfig_path = common.kubeconfig;
-  load.context = common.context;
-  FED_ASSIGN_OR_RETURN(auto config, kube::rest_config_from_flags(load));
-  config.user_agent = "fed-agent/reconfigure-node";
+  FED_ASSIGN_OR_RETURN(auto config, agent::api_config(common, "fed-agent/reconfigure-node"));
   // The health gate polls: one slow answer must not eat the whole timeout.
   config.request_timeout = std::chrono::seconds(10);
   kube::RestClientOptions options;
