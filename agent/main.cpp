@@ -20,6 +20,7 @@
 #include "reconfig/cli/reconfigure_node_command.hpp"
 #include "roles/options.hpp"
 #include "roles/run.hpp"
+#include "tenancy/cli/tenancy_command.hpp"
 #include "util/build_info.hpp"
 #include "util/edit_distance.hpp"
 
@@ -45,7 +46,7 @@ std::vector<std::string> normalize_args(int argc, char** argv) {
 // For a parse failure caused by a mistyped subcommand: "unknown command "nod"; did you mean
 // "node"?". Empty when the first word is a known subcommand or there is none.
 std::string unknown_command_message(const std::vector<std::string>& args) {
-  const std::vector<std::string> commands = {"node",    "manager",          "etcd-proxy",
+  const std::vector<std::string> commands = {"node",    "manager",          "etcd-proxy", "tenancy",
                                              "version", "reconfigure-node", "probe"};
   const std::vector<std::string> value_flags = {"--bind-address", "--log-format", "-v", "--v",
                                                 "--kubeconfig",   "--context"};
@@ -72,8 +73,9 @@ int run(int argc, char** argv) {
 
   CLI::App app{
       "fed-agent runs one role of kubectl-fed's cluster federation: the per-node "
-      "datapath (node), the federation controllers (manager) or the etcd proxy "
-      "(etcd-proxy). Every role serves /healthz, /readyz and /metrics.",
+      "datapath (node), the federation controllers (manager), a provider's tenancy "
+      "enforcement (tenancy) or the etcd proxy (etcd-proxy). Every role serves /healthz, /readyz "
+      "and /metrics.",
       "fed-agent"};
   app.require_subcommand(1);
   app.fallthrough();  // common flags are accepted after the subcommand too
@@ -125,6 +127,7 @@ int run(int argc, char** argv) {
       "etcd-proxy", "Run the leader-aware etcd proxy beside kube-apiserver (--members required)");
   fed::etcdproxy::EtcdProxyFlags etcd_proxy_flags;
   fed::etcdproxy::add_etcd_proxy_flags(*etcd_proxy, etcd_proxy_flags);
+  const fed::tenancy::TenancyCommand tenancy(app);
   auto* version = app.add_subcommand("version", "Print the version and git commit");
   const fed::reconfig::ReconfigureNodeCommand reconfigure_node(app);
   const fed::probe::ProbeCommand probe(app);
@@ -173,6 +176,14 @@ int run(int argc, char** argv) {
   }
   if (manager->parsed()) {
     runner = std::make_unique<fed::federation::ManagerRunner>(std::move(manager_options));
+  }
+  if (tenancy.parsed()) {
+    auto made = tenancy.runner();
+    if (!made) {
+      std::cerr << "fed-agent: " << made.error().message() << "\n";
+      return kExitUsage;
+    }
+    runner = std::move(*made);
   }
   if (etcd_proxy->parsed()) {
     auto proxy_options = fed::etcdproxy::to_options(etcd_proxy_flags);

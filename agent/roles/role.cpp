@@ -10,6 +10,8 @@ std::string_view to_string(Role role) {
       return "manager";
     case Role::EtcdProxy:
       return "etcd-proxy";
+    case Role::Tenancy:
+      return "tenancy";
   }
   return "unknown";
 }

@@ -161,7 +161,9 @@ Status run_init(const GlobalOptions& global, const InitOptions& options, Output&
   FED_ASSIGN_OR_RETURN(auto gateway, pick_gateway_node(nodes, options.gateway_node));
   const ClusterIdentity identity{id, FederationRole::Host, cidrs.pods.cidr.str(),
                                  cidrs.services.cidr.str(), id};
-  FED_ASSIGN_OR_RETURN(auto objects, render_host(identity, RenderOptions{options.image}));
+  RenderOptions render;
+  render.image = options.image;
+  FED_ASSIGN_OR_RETURN(auto objects, render_host(identity, render));
   if (options.dry_run == DryRun::Client) {
     print_dry_run(out, objects);
     return ok();

@@ -36,6 +36,9 @@ Runner wire_join(CLI::App& app) {
   app.add_option("--share-cpu", o->share_cpu, "CPU the member offers the federation, e.g. 4");
   app.add_option("--share-memory", o->share_memory,
                  "Memory the member offers the federation, e.g. 8Gi");
+  app.add_option("--namespace-quota", o->namespace_quota,
+                 "Replica namespaces the federation may create on the member (0: no cap; "
+                 "default 20); each replica's ResourceQuota is --share-cpu/--share-memory");
   app.add_option("--member-api-endpoint", o->member_api_endpoint,
                  "The member's API server URL as the host's pods reach it (default: the member "
                  "kubeconfig's server)");
@@ -128,14 +131,18 @@ const Command kJoinCommand{
         "Join MEMBER to the federation whose host is the current context. On the member, with "
         "your credentials (--member-context or --member-kubeconfig): the Peering, NatMapping "
         "and IpamState CRDs, the kubectl-fed-system namespace, the federation ConfigMap (role "
-        "member), the agent DaemonSet, and the federation's identity — ServiceAccount "
-        "fed-federation with a token and least-privilege RBAC. On the host: the credential "
+        "member), the agent DaemonSet, the federation's identity — ServiceAccount "
+        "fed-federation with a token and least-privilege RBAC — and the provider's tenancy "
+        "(Deployment fed-tenancy): at most --namespace-quota replica namespaces, each with a "
+        "ResourceQuota of the offered CPU and memory, a LimitRange and an isolating "
+        "NetworkPolicy. On the host: the credential "
         "Secret member-MEMBER and the FederatedCluster MEMBER, which the manager peers. A "
         "member of another federation is refused; joining again with the same flags changes "
         "nothing and says \"already joined\".",
     .usage =
         "join MEMBER --member-context CTX | --member-kubeconfig FILE [--cluster-labels k=v,..] "
-        "[--share-cpu N] [--share-memory Q] [--member-api-endpoint URL] [--gateway-node NODE] "
+        "[--share-cpu N] [--share-memory Q] [--namespace-quota N] [--member-api-endpoint URL] "
+        "[--gateway-node NODE] "
         "[--gateway-address IP] [--wait] "
         "[--timeout D] [--dry-run=client] [flags]",
     .examples =
@@ -166,6 +173,10 @@ Status validate_join_flags(const JoinOptions& o) {
   FED_TRY(parse_cluster_labels(o.cluster_labels));
   FED_TRY(validate_share(o.share_cpu, "--share-cpu"));
   FED_TRY(validate_share(o.share_memory, "--share-memory"));
+  if (o.namespace_quota < 0) {
+    return fail(ErrorCode::Invalid, "--namespace-quota must be 0 (no cap) or more, not " +
+                                        std::to_string(o.namespace_quota));
+  }
   FED_TRY(validate_api_endpoint(o.member_api_endpoint));
   FED_TRY(validate_gateway_address(o.gateway_address));
   if (o.image.empty()) return fail(ErrorCode::Invalid, "--image must not be empty");
@@ -212,7 +223,10 @@ Status run_join(const GlobalOptions& global, const JoinOptions& o, Output& out) 
   }
   FED_ASSIGN_OR_RETURN(auto gateway, pick_gateway_node(nodes, o.gateway_node));
   const ClusterIdentity identity{o.member, FederationRole::Member, pod_cidr, service_cidr, host_id};
-  FED_ASSIGN_OR_RETURN(auto member_objects, render_member(identity, RenderOptions{o.image}));
+  const RenderOptions render{
+      o.image, std::string(kFedNamespace),
+      TenancySettings{o.namespace_quota, o.share_cpu, o.share_memory, pod_cidr}};
+  FED_ASSIGN_OR_RETURN(auto member_objects, render_member(identity, render));
 
   MemberSpec spec{o.member,
                   o.member_api_endpoint.empty() ? member.config.server : o.member_api_endpoint,

@@ -20,6 +20,7 @@ struct JoinOptions {
   std::string cluster_labels;       // --cluster-labels k=v,...
   std::string share_cpu;            // --share-cpu
   std::string share_memory;         // --share-memory
+  int namespace_quota = 20;         // --namespace-quota: replicas the host may hold; 0 = no cap
   std::string member_api_endpoint;  // --member-api-endpoint; empty = the member kubeconfig's
   std::string gateway_node;         // --gateway-node; empty = the labelled, else first Ready
   std::string gateway_address;      // --gateway-address; empty = the node's own

@@ -83,10 +83,12 @@ const std::vector<kube::ResourceRef>& labelled_collections() {
       collection("", "v1", "configmaps"),
       collection("", "v1", "secrets"),
       collection("", "v1", "serviceaccounts"),
+      collection("", "v1", "services"),
       collection("rbac.authorization.k8s.io", "v1", "rolebindings"),
       collection("rbac.authorization.k8s.io", "v1", "roles"),
       collection("rbac.authorization.k8s.io", "v1", "clusterrolebindings"),
       collection("rbac.authorization.k8s.io", "v1", "clusterroles"),
+      collection("admissionregistration.k8s.io", "v1", "validatingwebhookconfigurations"),
       collection("admissionregistration.k8s.io", "v1", "validatingadmissionpolicybindings"),
       collection("admissionregistration.k8s.io", "v1", "validatingadmissionpolicies"),
       // The federation's namespace and the replicas of offloaded namespaces.

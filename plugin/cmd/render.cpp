@@ -56,7 +56,9 @@ bool wanted(std::string_view path, FederationRole role) {
   }
   if (path == "namespace.yaml" || starts_with(path, "agent/")) return true;
   if (starts_with(path, "manager/")) return role == FederationRole::Host;
-  if (starts_with(path, "federation/")) return role == FederationRole::Member;
+  if (starts_with(path, "federation/") || starts_with(path, "tenancy/")) {
+    return role == FederationRole::Member;
+  }
   return false;
 }
 
@@ -95,7 +97,36 @@ Result<std::vector<json>> render_host(const ClusterIdentity& id, const RenderOpt
 }
 
 Result<std::vector<json>> render_member(const ClusterIdentity& id, const RenderOptions& options) {
-  return render_for(id, options);
+  FED_ASSIGN_OR_RETURN(auto objects, render_for(id, options));
+  std::vector<json> out;
+  for (auto& object : objects) {
+    const std::string kind = object.value("kind", "");
+    const std::string name = object["metadata"].value("name", "");
+    // No cap, no namespace webhook: nothing for the API server to wait on.
+    if (kind == "ValidatingWebhookConfiguration" && options.tenancy.namespace_quota == 0) continue;
+    if (kind == "Deployment" && name == "fed-tenancy") {
+      json& args = object["spec"]["template"]["spec"]["containers"][0]["args"];
+      for (auto& arg : tenancy_args(options.tenancy)) args.push_back(std::move(arg));
+    }
+    out.push_back(std::move(object));
+  }
+  return out;
+}
+
+std::vector<std::string> tenancy_args(const TenancySettings& settings) {
+  std::vector<std::string> args{"--namespace-quota", std::to_string(settings.namespace_quota)};
+  std::vector<std::string> quota;
+  if (!settings.share_cpu.empty()) quota.push_back("requests.cpu=" + settings.share_cpu);
+  if (!settings.share_memory.empty()) quota.push_back("requests.memory=" + settings.share_memory);
+  if (!quota.empty()) {
+    args.push_back("--quota");
+    args.push_back(util::join(quota, ","));
+  }
+  if (!settings.local_pod_cidr.empty()) {
+    args.push_back("--local-pod-cidr");
+    args.push_back(settings.local_pod_cidr);
+  }
+  return args;
 }
 
 json federation_configmap(const ClusterIdentity& id, std::string_view namespace_name) {

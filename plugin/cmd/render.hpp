@@ -33,9 +33,18 @@ struct ClusterIdentity {
   std::string federation_id;  // the host's cluster id (the host's own on the host)
 };
 
+// The provider's tenancy on a member (docs/OFFLOAD.md): the flags of `fed-agent tenancy`.
+struct TenancySettings {
+  int namespace_quota = 20;    // replica namespaces per consumer; 0 = no cap
+  std::string share_cpu;       // ResourceQuota requests.cpu of each replica ("" = none)
+  std::string share_memory;    // ResourceQuota requests.memory of each replica ("" = none)
+  std::string local_pod_cidr;  // the member's PodCIDR, for the replicas' NetworkPolicy
+};
+
 struct RenderOptions {
   std::string image = std::string(kDefaultImage);
   std::string namespace_name = std::string(kFedNamespace);
+  TenancySettings tenancy;  // members only
 };
 
 // Every object of the embedded manifests with the options applied, each tagged with the file
@@ -51,9 +60,14 @@ Result<std::vector<nlohmann::json>> render_host(const ClusterIdentity& id,
                                                 const RenderOptions& options);
 
 // join on a member: the Peering, NatMapping and IpamState CRDs, the namespace, the agent
-// objects, the federation identity and the ConfigMap (role member).
+// objects, the federation identity, the provider's tenancy (its Deployment's flags from
+// options.tenancy; without a namespace cap, no namespace webhook) and the ConfigMap (role
+// member).
 Result<std::vector<nlohmann::json>> render_member(const ClusterIdentity& id,
                                                   const RenderOptions& options);
+
+// The arguments of `fed-agent tenancy` for `settings`.
+std::vector<std::string> tenancy_args(const TenancySettings& settings);
 
 // The federation ConfigMap kubectl-fed-system/federation.
 nlohmann::json federation_configmap(const ClusterIdentity& id, std::string_view namespace_name);

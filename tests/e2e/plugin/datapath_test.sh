@@ -76,6 +76,8 @@ kill_manager() {
 
 # shellcheck source=offload_checks.sh
 . "$(dirname "${BASH_SOURCE[0]}")/offload_checks.sh"
+# shellcheck source=tenancy_checks.sh
+. "$(dirname "${BASH_SOURCE[0]}")/tenancy_checks.sh"
 
 # reflection MODE C3_PODS C3_HERE: the pod webhook and pod reflection (docs/OFFLOAD.md). `shop` is
 # offloaded from c1 to c3 only, strategy Remote; a plain Deployment's pod is sent to c3's
@@ -134,6 +136,7 @@ reflection() {
     || fail "$mode: c1 -> ClusterIP of the offloaded pod: '$answer'"
   logs_through_virtual_kubelet "$mode" "$pod"
   config_reflection "$mode"
+  tenancy "$mode"
   # The twin deleted on c3 is made again, for the same host pod.
   twin_uid=$(k c3 -n shop-c1 get pod "$pod" -o jsonpath='{.metadata.uid}')
   k c3 -n shop-c1 delete pod "$pod" --wait=false >/dev/null
@@ -207,6 +210,9 @@ reflection() {
   k c1 delete namespace shop --wait=false >/dev/null
 }
 
+# c3 is a provider with a namespace cap and a quota per replica (tenancy_checks.sh).
+C3_TENANCY=(--namespace-quota 2 --share-cpu 2 --share-memory 4Gi)
+
 scenario() {
   local mode=$1
   echo "# --- $mode PodCIDRs"
@@ -219,7 +225,8 @@ scenario() {
   local i
   for i in 2 3; do
     ok_run join$i join c$i --context c1 --member-context c$i --gateway-address 172.31.0.$i \
-      --member-api-endpoint https://172.31.0.10$i:6443 --wait --timeout 3m -o json
+      --member-api-endpoint https://172.31.0.10$i:6443 $([ $i = 3 ] && echo "${C3_TENANCY[@]}") \
+      --wait --timeout 3m -o json
     expect_eq "$mode: join c$i --wait: result" "$(jq -r .result "$work/join$i.out")" joined
     local dialler seen pods_here want
     dialler=$(jq -r .dataPath.dialler.podIP "$work/join$i.out")
@@ -361,7 +368,7 @@ YAML
 
   # Join again: nothing changes.
   run again join c3 --context c1 --member-context c3 --gateway-address 172.31.0.3 \
-    --member-api-endpoint https://172.31.0.103:6443 -o json
+    --member-api-endpoint https://172.31.0.103:6443 "${C3_TENANCY[@]}" -o json
   expect_eq "$mode: join c3 again" "$(jq -r .result "$work/again.out")" alreadyJoined
 
   # unjoin: c3's kernel is as before the join (the agent's preStop uninstalled its state).
@@ -372,7 +379,7 @@ YAML
   diff "$work/c3.before" "$work/c3.after" >"$work/c3.diff" && pass "$mode: c3's rules, routes, links and NAT are as before the join" \
     || fail "$mode: c3's kernel differs after unjoin: $(cat "$work/c3.diff")"
   expect_eq "$mode: c3 keeps nothing labelled part-of kubectl-fed" \
-    "$(k c3 get ns,crd,clusterrole,clusterrolebinding,validatingadmissionpolicy,validatingadmissionpolicybinding -l app.kubernetes.io/part-of=kubectl-fed -o name)" ""
+    "$(k c3 get ns,crd,clusterrole,clusterrolebinding,validatingadmissionpolicy,validatingadmissionpolicybinding,validatingwebhookconfiguration -l app.kubernetes.io/part-of=kubectl-fed -o name)" ""
   ok_run unjoin2 unjoin c2 --context c1 --member-context c2
   eventually 30 "$mode: after both unjoins, c1 has no virtual node" bash -c \
     "[ -z \"\$(kubectl --kubeconfig $("$TESTBED" kubeconfig c1) get nodes -l kubectl-fed.io/type=virtual-node -o name)\" ]"

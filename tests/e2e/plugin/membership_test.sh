@@ -87,13 +87,13 @@ for o in docs[0]["items"]:
     print(o["kind"] + "/" + o["metadata"]["name"])
 PY
 # What init may apply: the objects of manifests/kustomization.yaml but the member's federation
-# identity (federation/), plus the federation ConfigMap.
+# identity (federation/) and the provider's tenancy (tenancy/), plus the federation ConfigMap.
 python3 - "$REPO/manifests" >"$work/host.kinds" <<'PY'
 import os, sys, yaml
 root = sys.argv[1]
 print("ConfigMap/federation")
 for f in yaml.safe_load(open(os.path.join(root, "kustomization.yaml")))["resources"]:
-    if f.startswith("federation/"):
+    if f.startswith(("federation/", "tenancy/")):
         continue
     for d in yaml.safe_load_all(open(os.path.join(root, f))):
         if d:
@@ -191,8 +191,9 @@ expect_eq "the refused join wrote nothing on c3" "$(k c3 get ns kubectl-fed-syst
 k c3 -n default delete serviceaccount fed-test-nobody >/dev/null
 expect_eq "refused joins changed nothing on c1" "$(labelled c1)" "$host_before"
 
-# --- join.
-run join join c3 --context c1 --member-context c3 --cluster-labels region=testbed --share-cpu 2 --share-memory 4Gi
+# --- join. No namespace cap (--namespace-quota 0): this test does not load the fed-agent image,
+# so the tenancy role cannot run to answer a namespace webhook (datapath_test.sh checks it).
+run join join c3 --context c1 --member-context c3 --cluster-labels region=testbed --share-cpu 2 --share-memory 4Gi --namespace-quota 0
 [ "$(rc join)" = 0 ] && pass "join c3" || fail "join: $(cat "$work/join.err")"
 expect_eq "c3's federation ConfigMap: role" "$(fedcm c3 role)" member
 expect_eq "c3's federation ConfigMap: federationID" "$(fedcm c3 federationID)" c1
@@ -347,17 +348,17 @@ sleep 3  # the manager settles (finalizer, tunnel address, status)
 member_before=$(labelled c3 | grep -v -e '^Peering/' -e '^IpamState/' -e '^NatMapping/')
 secret_before=$(jp c1 -n kubectl-fed-system secret member-c3 '{.metadata.resourceVersion}')
 gen_before=$(jp c1 federatedcluster c3 '{.metadata.generation}')
-run again join c3 --context c1 --member-context c3 --cluster-labels region=testbed --share-cpu 2 --share-memory 4Gi
+run again join c3 --context c1 --member-context c3 --cluster-labels region=testbed --share-cpu 2 --share-memory 4Gi --namespace-quota 0
 expect_eq "join again: exit code" "$(rc again)" 0
 grep -q "already joined" "$work/again.out" && pass "join again says already joined" || fail "join again: $(cat "$work/again.out")"
 expect_eq "join again: resourceVersions on c3 unchanged" "$(labelled c3 | grep -v -e '^Peering/' -e '^IpamState/' -e '^NatMapping/')" "$member_before"
 expect_eq "join again: credential Secret unchanged" "$(jp c1 -n kubectl-fed-system secret member-c3 '{.metadata.resourceVersion}')" "$secret_before"
 expect_eq "join again: FederatedCluster spec unchanged (generation)" "$(jp c1 federatedcluster c3 '{.metadata.generation}')" "$gen_before"
-run againjson join c3 --context c1 --member-context c3 --cluster-labels region=testbed --share-cpu 2 --share-memory 4Gi -o json
+run againjson join c3 --context c1 --member-context c3 --cluster-labels region=testbed --share-cpu 2 --share-memory 4Gi --namespace-quota 0 -o json
 expect_eq "join -o json: result" "$(jq -r .result "$work/againjson.out")" alreadyJoined
 
 # --wait with no gateway agents running: times out naming the condition that is not True.
-run wait join c3 --context c1 --member-context c3 --cluster-labels region=testbed --share-cpu 2 --share-memory 4Gi --wait --timeout 4s -o json
+run wait join c3 --context c1 --member-context c3 --cluster-labels region=testbed --share-cpu 2 --share-memory 4Gi --namespace-quota 0 --wait --timeout 4s -o json
 refused wait 3 "join --wait without gateways"
 grep -q "condition TunnelReady is False" "$work/wait.err" && pass "the timeout names TunnelReady" || fail "$(cat "$work/wait.err")"
 

@@ -100,7 +100,8 @@ TEST_CASE("init --dry-run=client -o yaml prints every object and writes nothing"
   const json& items = (*docs)[0]["items"];
   // The cluster id is the context name, lower-cased; the ranges were discovered.
   ClusterIdentity id{"c1", FederationRole::Host, "10.241.0.0/23", "10.101.0.0/16", "c1"};
-  auto expected = render_host(id, RenderOptions{"example/fed-agent:1"});
+  auto expected = render_host(
+      id, RenderOptions{"example/fed-agent:1", std::string(fed::plugin::kFedNamespace), {}});
   REQUIRE(expected);
   REQUIRE(items.size() == expected->size());
   for (std::size_t i = 0; i < items.size(); ++i) {

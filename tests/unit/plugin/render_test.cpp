@@ -118,7 +118,7 @@ TEST_CASE("no role grants `*` and nothing binds cluster-admin") {
     }
     CHECK(o["metadata"]["labels"][std::string(kPartOfLabel)] == "kubectl-fed");
   }
-  CHECK(roles == 10);  // a new role must pass the checks above; count them here
+  CHECK(roles == 12);  // a new role must pass the checks above; count them here
 }
 
 TEST_CASE("the ClusterRoles grant exactly what docs/JOIN.md lists") {
@@ -153,6 +153,20 @@ TEST_CASE("the ClusterRoles grant exactly what docs/JOIN.md lists") {
                    expand(fed, {"peerings", "natmappings"}, {"get", "list", "watch"}),
                    expand(fed, {"peerings/status"}, {"patch"}),
                    expand("", {"events"}, {"create", "patch"})}));
+  // The provider's tenancy role: replicas' quota, limits and isolation (narrowed to replicas by
+  // tenancy-policy.yaml), its one webhook configuration and its one TLS Secret.
+  CHECK(
+      rules(find(objects, "ClusterRole", "kubectl-fed:tenancy")) ==
+      join_sets(
+          {expand("", {"namespaces"}, {"get", "list", "watch"}),
+           expand("", {"resourcequotas", "limitranges"}, {"get", "create", "update", "delete"}),
+           expand("networking.k8s.io", {"networkpolicies"}, {"get", "create", "update", "delete"}),
+           {R"(admissionregistration.k8s.io|validatingwebhookconfigurations|get|["kubectl-fed-tenant-namespaces"])",
+            R"(admissionregistration.k8s.io|validatingwebhookconfigurations|update|["kubectl-fed-tenant-namespaces"])"}}));
+  CHECK(rules(find(objects, "Role", "kubectl-fed:tenancy")) ==
+        join_sets({expand("", {"secrets"}, {"create"}),
+                   {R"(|secrets|get|["fed-tenancy-webhook-tls"])",
+                    R"(|secrets|update|["fed-tenancy-webhook-tls"])"}}));
   const auto manager = rules(find(objects, "ClusterRole", "kubectl-fed:manager"));
   CHECK(manager.count(fed + "|federatedclusters/status|patch") == 1);
   CHECK(manager.count("|nodes|get") == 1);
@@ -209,7 +223,7 @@ TEST_CASE("host and member objects; the image is substituted") {
   CHECK(names_of_kind(*member, "CustomResourceDefinition") ==
         std::set<std::string>{"peerings.fed.kubectl-fed.io", "natmappings.fed.kubectl-fed.io",
                               "ipamstates.fed.kubectl-fed.io"});
-  CHECK(names_of_kind(*member, "Deployment").empty());
+  CHECK(names_of_kind(*member, "Deployment") == std::set<std::string>{"fed-tenancy"});
   CHECK(names_of_kind(*member, "Secret") == std::set<std::string>{"fed-federation-token"});
   CHECK(find(*member, "ConfigMap", "federation")["data"]["federationID"] == "c1");
   CHECK(find(*member, "ConfigMap", "federation")["data"]["role"] == "member");
@@ -294,12 +308,46 @@ TEST_CASE(
         json::array({"Deny"}));
   auto member = render_member(kMember, RenderOptions{});
   REQUIRE(member);
-  // On a member, the policies that keep the federation's namespace and binding rights to
-  // replicas.
+  // On a member, the policies that keep the federation's namespace and binding rights, and the
+  // tenancy role's quota and policy writes, to replicas.
   const std::set<std::string> policies{"kubectl-fed-federation-replica-namespaces-only",
-                                       "kubectl-fed-federation-replica-bindings-only"};
+                                       "kubectl-fed-federation-replica-bindings-only",
+                                       "kubectl-fed-tenancy-replicas-only"};
   CHECK(names_of_kind(*member, "ValidatingAdmissionPolicy") == policies);
   CHECK(names_of_kind(*member, "ValidatingAdmissionPolicyBinding") == policies);
+}
+
+TEST_CASE("the member's tenancy Deployment carries the join's cap, quota and PodCIDR") {
+  RenderOptions options;
+  options.tenancy = {3, "2", "4Gi", "10.244.0.0/16"};
+  auto member = render_member(kMember, options);
+  REQUIRE(member);
+  const json& deployment = find(*member, "Deployment", "fed-tenancy");
+  const json& pod = deployment["spec"]["template"]["spec"];
+  CHECK(pod["serviceAccountName"] == "fed-tenancy");
+  CHECK(pod["containers"][0]["args"] ==
+        json::array({"tenancy", "--webhook-cert-dir", "/run/kubectl-fed/webhook",
+                     "--namespace-quota", "3", "--quota", "requests.cpu=2,requests.memory=4Gi",
+                     "--local-pod-cidr", "10.244.0.0/16"}));
+  // Without offered resources, no quota flag: the role then keeps no ResourceQuota.
+  CHECK(fed::plugin::tenancy_args({0, "", "", ""}) ==
+        std::vector<std::string>{"--namespace-quota", "0"});
+  // The webhook asks only about the federation identity's namespace creates.
+  const json& webhook =
+      find(*member, "ValidatingWebhookConfiguration", "kubectl-fed-tenant-namespaces");
+  CHECK(webhook["webhooks"][0]["failurePolicy"] == "Fail");
+  CHECK(webhook["webhooks"][0]["matchConditions"][0]["expression"].get<std::string>().find(
+            ":fed-federation") != std::string::npos);
+  // No cap (0): no webhook for the API server to wait on.
+  options.tenancy.namespace_quota = 0;
+  auto uncapped = render_member(kMember, options);
+  REQUIRE(uncapped);
+  CHECK(names_of_kind(*uncapped, "ValidatingWebhookConfiguration").empty());
+  CHECK(names_of_kind(*uncapped, "Deployment") == std::set<std::string>{"fed-tenancy"});
+  // The host gets none of it.
+  auto host = render_host(kHost, RenderOptions{});
+  REQUIRE(host);
+  CHECK(names_of_kind(*host, "ValidatingWebhookConfiguration").empty());
 }
 
 TEST_CASE("object lists print as YAML that reads back with every object") {
