@@ -52,10 +52,11 @@ Result<kube::Requeue> VirtualKubelet::reconcile(const kube::Request&) {
   server->handle_prefix(std::string(kContainerLogsPrefix),
                         [this](const http::Request& r) { return container_logs(r); });
   for (const auto prefix : kStreamingPrefixes) {
-    server->handle_prefix(std::string(prefix),
-                          [this](const http::Request& r) { return not_forwarded(r); },
+    server->handle_prefix(std::string(prefix), [this](const http::Request& r) { return stream(r); },
                           {"GET", "POST"});
   }
+  server->handle_prefix(std::string(kRunPrefix),
+                        [this](const http::Request& r) { return not_forwarded(r); }, {"POST"});
   FED_TRY(server->start());
   endpoint_ = KubeletEndpoint{options_.advertise_address, server->port()};
   spdlog::info("virtual kubelet: serving the kubelet API of the virtual nodes on https://{} as {}",
@@ -81,11 +82,12 @@ void VirtualKubelet::stop() {
 }
 
 std::optional<http::Response> VirtualKubelet::authorize(const http::Request& request,
-                                                        const std::string& node) {
+                                                        const std::string& node,
+                                                        std::string_view verb) {
   if (!request.peer) return text(401, "Unauthorized: no client certificate");
   auto answered = host_->create(
       kAccessReviews,
-      node_proxy_review(request.peer->common_name, request.peer->organizations, node));
+      node_proxy_review(request.peer->common_name, request.peer->organizations, node, verb));
   if (!answered) {
     spdlog::warn("virtual kubelet: access review for {} failed: {}", request.peer->common_name,
                  answered.error().message());
@@ -93,8 +95,8 @@ std::optional<http::Response> VirtualKubelet::authorize(const http::Request& req
   }
   std::string why;
   if (review_allowed(*answered, why)) return std::nullopt;
-  return text(403, "Forbidden (user=" + request.peer->common_name +
-                       ", verb=get, resource=nodes, subresource=proxy, name=" + node + "): " + why);
+  return text(403, "Forbidden (user=" + request.peer->common_name + ", verb=" + std::string(verb) +
+                       ", resource=nodes, subresource=proxy, name=" + node + "): " + why);
 }
 
 Result<VirtualKubelet::Placement> VirtualKubelet::placement(const std::string& ns,
@@ -165,7 +167,8 @@ http::Response VirtualKubelet::container_logs(const http::Request& request) {
 }
 
 http::Response VirtualKubelet::not_forwarded(const http::Request& request) {
-  // /exec/<namespace>/<pod>/<container>...: say where the pod really runs, to whoever may ask.
+  // /run/<namespace>/<pod>/<container>, the legacy one-shot command the API server no longer
+  // sends: say where the pod really runs, to whoever may ask.
   const auto parts = util::split(request.path, '/');
   const std::string what = parts.size() > 1 ? parts[1] : "this";
   std::string where;

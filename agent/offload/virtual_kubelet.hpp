@@ -53,6 +53,9 @@ class VirtualKubelet final : public kube::Reconciler {
  private:
   http::Response container_logs(const http::Request& request);
   http::Response not_forwarded(const http::Request& request);
+  // exec, attach and port-forward: relayed to the twin through the member's API server
+  // (virtual_kubelet_streams.cpp).
+  http::Response stream(const http::Request& request);
   // Where host pod ns/pod runs: its virtual node, the member, and the member namespace when
   // ns is replicated there. NotFound when the pod is absent or not on a virtual node.
   struct Placement {
@@ -61,7 +64,8 @@ class VirtualKubelet final : public kube::Reconciler {
   };
   Result<Placement> placement(const std::string& ns, const std::string& pod) const;
   // nullopt when the caller may use the kubelet API of `node`; the refusal otherwise.
-  std::optional<http::Response> authorize(const http::Request& request, const std::string& node);
+  std::optional<http::Response> authorize(const http::Request& request, const std::string& node,
+                                          std::string_view verb = "get");
 
   std::shared_ptr<kube::DynamicClient> host_;
   kube::Informer& namespace_maps_;

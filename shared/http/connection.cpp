@@ -20,6 +20,8 @@ class PlainTransport final : public Transport {
   PlainTransport(int fd, int stop_fd) : fd_(fd), stop_fd_(stop_fd) {}
 
   IoStatus handshake(Clock::time_point) override { return IoStatus::Ok; }
+  int fd() const override { return fd_; }
+  int stop_fd() const override { return stop_fd_; }
 
   IoStatus read_some(char* buf, std::size_t n, std::size_t& got,
                      Clock::time_point deadline) override {
@@ -59,6 +61,38 @@ class PlainTransport final : public Transport {
  private:
   int fd_;
   int stop_fd_;
+};
+
+// A Transport handed to a Response::take_over handler.
+class TakenTransport final : public TakenConnection {
+ public:
+  TakenTransport(Transport& t, std::chrono::milliseconds io_timeout)
+      : t_(t), io_timeout_(io_timeout) {}
+
+  Read read_available(std::string& out) override {
+    bool got = false;
+    char buf[16 * 1024];
+    while (true) {
+      std::size_t n = 0;
+      // A deadline already passed: one non-blocking attempt.
+      const IoStatus s = t_.read_some(buf, sizeof buf, n, Clock::now());
+      if (s == IoStatus::TimedOut) return got ? Read::Data : Read::Idle;
+      if (s != IoStatus::Ok) return got ? Read::Data : Read::Closed;
+      out.append(buf, n);
+      got = true;
+    }
+  }
+
+  bool write(std::string_view data) override {
+    return t_.write_all(data, Clock::now() + io_timeout_, OnStop::Abort) == IoStatus::Ok;
+  }
+
+  int fd() const override { return t_.fd(); }
+  int stop_fd() const override { return t_.stop_fd(); }
+
+ private:
+  Transport& t_;
+  std::chrono::milliseconds io_timeout_;
 };
 
 // Marks "close without answering" (status 0).
@@ -214,6 +248,17 @@ void serve_connection(Transport& t, const Routes& routes, const Limits& limits,
   } else {
     spdlog::debug("{} server: refused request from {}: {} {}", server_name, remote, response.status,
                   util::trim(response.body));
+  }
+  if (response.take_over) {
+    TakenTransport taken(t, limits.io_timeout);
+    try {
+      response.take_over(taken);
+    } catch (const std::exception& e) {
+      spdlog::error("{} server: taken-over connection from {} threw: {}", server_name, remote,
+                    e.what());
+    }
+    t.shutdown();
+    return;
   }
   if (response.stream) {
     if (write_streamed(t, response, body, limits, remote, server_name)) close_lingering(t);

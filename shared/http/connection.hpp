@@ -48,6 +48,9 @@ class Transport {
   // The verified client certificate's subject after a successful handshake; nullopt for plain
   // TCP and when the TLS server does not ask for client certificates.
   virtual std::optional<PeerIdentity> peer() const { return std::nullopt; }
+  // The socket and the server's stop eventfd.
+  virtual int fd() const = 0;
+  virtual int stop_fd() const = 0;
 };
 
 std::unique_ptr<Transport> make_plain_transport(int fd, int stop_fd);

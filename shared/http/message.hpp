@@ -43,6 +43,26 @@ struct Request {
 // one thread at a time.
 using ChunkWriter = std::function<bool(std::string_view)>;
 
+// The connection of a request whose handler takes it over (Response::take_over): raw bytes both
+// ways, e.g. the SPDY or WebSocket session a relayed 101 Switching Protocols starts. The server
+// writes nothing on it; the handler writes even the response head.
+class TakenConnection {
+ public:
+  virtual ~TakenConnection() = default;
+  enum class Read { Data, Idle, Closed };
+  // Appends what can be read without waiting: Data, Idle (nothing ready), or Closed (end of
+  // stream, an error, or the server is stopping).
+  virtual Read read_available(std::string& out) = 0;
+  // Writes all of `data` within the server's io_timeout; false when that failed, timed out or
+  // the server is stopping.
+  virtual bool write(std::string_view data) = 0;
+  // The socket and the server's stop eventfd (readable once it stops), to poll for readability
+  // with other sockets. Drain read_available until Idle first: TLS may hold decrypted bytes the
+  // socket no longer shows.
+  virtual int fd() const = 0;
+  virtual int stop_fd() const = 0;
+};
+
 struct Response {
   int status = 200;
   std::string content_type = "text/plain; charset=utf-8";
@@ -55,6 +75,9 @@ struct Response {
   // Not called for HEAD. If it throws, the error is logged and the connection closed without
   // the last chunk, so the client sees a truncated answer rather than a complete one.
   std::function<void(const ChunkWriter&)> stream;
+  // When set, the server calls take_over(connection) on the connection thread instead of
+  // writing any answer, then closes the connection.
+  std::function<void(TakenConnection&)> take_over;
 
   // A plain-text response; a trailing newline is added when missing, as curl users expect.
   static Response text(int status, std::string body);

@@ -140,6 +140,9 @@ class TlsTransport final : public detail::Transport {
     if (ssl_) SSL_set_fd(ssl_.get(), fd);
   }
 
+  int fd() const override { return fd_; }
+  int stop_fd() const override { return stop_fd_; }
+
   detail::IoStatus handshake(detail::Clock::time_point deadline) override {
     if (!ssl_) return detail::IoStatus::Failed;
     return retry([this] { return SSL_accept(ssl_.get()); }, stop_fd_, deadline);

@@ -4,8 +4,9 @@
 # expect_eq, $IMAGE, $TESTBED).
 
 # logs_through_virtual_kubelet MODE POD: `kubectl logs` on c1 of the pod offloaded to c3 shows
-# the twin's log (the probe logged whom it answered), `-f` streams until stopped, and `exec`
-# says where the pod runs instead (docs/OFFLOAD.md, virtual kubelet).
+# the twin's log (the probe logged whom it answered), `-f` streams until stopped, `exec` runs a
+# command in the twin with its exit code, and `port-forward` reaches its port (docs/OFFLOAD.md,
+# virtual kubelet).
 logs_through_virtual_kubelet() {
   local mode=$1 pod=$2 log follow rc=0 said
   eventually 60 "$mode: c3's virtual node publishes the manager's kubelet endpoint" bash -c \
@@ -18,9 +19,21 @@ logs_through_virtual_kubelet() {
   [ "$rc" = 124 ] && grep -q "listening on port 7946" <<<"$follow" \
     && pass "$mode: kubectl logs -f on c1 streams the twin's log until stopped" \
     || fail "$mode: kubectl logs -f on c1 (exit $rc): '$follow'"
-  said=$(k c1 -n shop exec "$pod" -- true 2>&1) && fail "$mode: exec through the virtual node succeeded?"
-  grep -q "runs on member cluster c3 as shop-c1/$pod" <<<"$said" \
-    && pass "$mode: exec on c1 says where the pod runs" || fail "$mode: exec on c1: '$said'"
+  # exec and port-forward: relayed to the twin through c3's API server (SPDY end to end).
+  said=$(k c1 -n shop exec "$pod" -- /usr/local/bin/fed-agent version 2>&1) \
+    || fail "$mode: kubectl exec on c1 failed: '$said'"
+  grep -q "^fed-agent .* (commit " <<<"$said" \
+    && pass "$mode: kubectl exec on c1 runs the command in the twin on c3: $said" || fail "$mode: exec on c1: '$said'"
+  rc=0; said=$(k c1 -n shop exec "$pod" -- /usr/local/bin/fed-agent no-such-role 2>&1) || rc=$?
+  [ "$rc" = 2 ] && grep -q 'unknown command "no-such-role"' <<<"$said" \
+    && pass "$mode: kubectl exec on c1 returns the remote exit code (2) and stderr" \
+    || fail "$mode: exec of a failing command: exit $rc, '$said'"
+  kubectl --kubeconfig "$("$TESTBED" kubeconfig c1)" -n shop port-forward "pod/$pod" 17946:7946 >"$work/pf.out" 2>&1 &
+  local pf=$!
+  eventually 20 "$mode: kubectl port-forward on c1 listens" grep -q "Forwarding from 127.0.0.1:17946" "$work/pf.out"
+  said=$(timeout 20 "$AGENT" probe --dial 127.0.0.1:17946 --timeout 10s 2>&1) || true
+  kill "$pf" 2>/dev/null; wait "$pf" 2>/dev/null || true
+  expect_eq "$mode: kubectl port-forward on c1 reaches the twin's port 7946 on c3" "$said" "kubectl-fed-probe shop-web from 127.0.0.1"
   # Only what the API server's client CA signed may call the kubelet API.
   said=$("$TESTBED" exec c1 node1 -- curl -sk -o /dev/null -w '%{http_code}' \
     "https://$(k c1 get node kubectl-fed-c3 -o jsonpath='{.status.addresses[0].address}'):10250/containerLogs/shop/$pod/web" 2>&1) || true

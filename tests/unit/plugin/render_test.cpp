@@ -141,6 +141,7 @@ TEST_CASE("the ClusterRoles grant exactly what docs/JOIN.md lists") {
   CHECK(rules(find(objects, "ClusterRole", "kubectl-fed:federation-replica")) ==
         join_sets({expand("", {"pods"}, {"get", "list", "watch", "create", "delete"}),
                    expand("", {"pods/log"}, {"get"}),
+                   expand("", {"pods/exec", "pods/attach", "pods/portforward"}, {"create"}),
                    expand("", {"services"}, {"get", "list", "watch", "create", "update", "delete"}),
                    expand("discovery.k8s.io", {"endpointslices"},
                           {"get", "list", "watch", "create", "update", "delete"}),

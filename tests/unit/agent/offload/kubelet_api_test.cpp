@@ -33,6 +33,58 @@ TEST_CASE("the member's log query keeps the log options and nothing else") {
   CHECK(member_log_query("container=other&follow&x=1&followx=2", "web") == "container=web&follow");
 }
 
+TEST_CASE("upgraded kubelet paths name the subresource, pod and container; others are refused") {
+  CHECK(*parse_stream_path("/exec/shop/web-1/web") == StreamTarget{"exec", "shop", "web-1", "web"});
+  CHECK(*parse_stream_path("/exec/shop/web-1/7a1b-uid/web") ==
+        StreamTarget{"exec", "shop", "web-1", "web"});
+  CHECK(*parse_stream_path("/attach/shop/web-1/web") ==
+        StreamTarget{"attach", "shop", "web-1", "web"});
+  CHECK(*parse_stream_path("/portForward/shop/web-1") ==
+        StreamTarget{"portforward", "shop", "web-1", ""});
+  CHECK(*parse_stream_path("/portForward/shop/web-1/7a1b-uid") ==
+        StreamTarget{"portforward", "shop", "web-1", ""});
+  for (const char* bad : {"/exec/shop/web-1", "/exec/shop//web", "/exec/a/b/c/d/e",
+                          "/portForward/shop", "/run/shop/web-1/web", "/exec/shop/web-1/"}) {
+    CAPTURE(bad);
+    auto refused = parse_stream_path(bad);
+    REQUIRE_FALSE(refused);
+    CHECK(refused.error().code() == fed::ErrorCode::Invalid);
+  }
+}
+
+TEST_CASE("the member's exec query renames the kubelet's stream flags and keeps the command") {
+  const StreamTarget exec{"exec", "shop", "web-1", "web"};
+  CHECK(member_stream_query(exec,
+                            "command=sh&command=-c&command=echo%20hi&input=1&output=1&"
+                            "error=1&tty=1&container=other&x=y") ==
+        "container=web&command=sh&command=-c&command=echo%20hi&stdin=1&stdout=1&stderr=1&tty=1");
+  CHECK(member_stream_query({"portforward", "shop", "web-1", ""}, "ports=8080&ports=9090") ==
+        "ports=8080&ports=9090");
+}
+
+TEST_CASE("only the upgrade's own headers are relayed, never the caller's credentials") {
+  const std::vector<std::pair<std::string, std::string>> in = {
+      {"connection", "Upgrade"},
+      {"upgrade", "SPDY/3.1"},
+      {"x-stream-protocol-version", "v5.channel.k8s.io"},
+      {"x-stream-protocol-version", "v4.channel.k8s.io"},
+      {"authorization", "Bearer secret"},
+      {"sec-websocket-protocol", "v5.channel.k8s.io"},
+      {"x-remote-user", "admin"}};
+  const std::vector<std::pair<std::string, std::string>> want = {
+      {"connection", "Upgrade"},
+      {"upgrade", "SPDY/3.1"},
+      {"x-stream-protocol-version", "v5.channel.k8s.io"},
+      {"x-stream-protocol-version", "v4.channel.k8s.io"},
+      {"sec-websocket-protocol", "v5.channel.k8s.io"}};
+  CHECK(upgrade_headers(in) == want);
+}
+
+TEST_CASE("the access review asks for the HTTP method's verb: create for a POST (exec)") {
+  CHECK(node_proxy_review("u", {}, "n", "create")["spec"]["resourceAttributes"]["verb"] ==
+        "create");
+}
+
 TEST_CASE("the access review asks for get nodes/proxy of the node, as a kubelet does") {
   const auto review =
       node_proxy_review("kube-apiserver-kubelet-client", {"a", "b"}, "kubectl-fed-c3");

@@ -21,6 +21,7 @@ using fed::http::test::connect_loopback;
 using fed::http::test::decode_chunked;
 using fed::http::test::read_to_end;
 using fed::http::test::read_until;
+using fed::http::test::send_all;
 using fed::http::test::send_raw;
 using fed::http::test::status_line;
 
@@ -44,10 +45,6 @@ Response streamed(std::function<void(const ChunkWriter&)> stream) {
   r.body = "ignored";
   r.stream = std::move(stream);
   return r;
-}
-
-void send_all(int fd, const std::string& data) {
-  REQUIRE(::send(fd, data.data(), data.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(data.size()));
 }
 
 }  // namespace

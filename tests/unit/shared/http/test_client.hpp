@@ -4,6 +4,7 @@
 // that can present a client certificate, a way to issue one, and a chunked-body decoder.
 
 #include <arpa/inet.h>
+#include <doctest/doctest.h>
 #include <netinet/in.h>
 #include <openssl/err.h>
 #include <openssl/evp.h>
@@ -75,6 +76,11 @@ inline std::string status_line(const std::string& answer) {
 inline std::string body_of(const std::string& answer) {
   const auto pos = answer.find("\r\n\r\n");
   return pos == std::string::npos ? "" : answer.substr(pos + 4);
+}
+
+// Sends all of `data` on `fd` in one call (loopback takes it whole).
+inline void send_all(int fd, const std::string& data) {
+  REQUIRE(::send(fd, data.data(), data.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(data.size()));
 }
 
 // Reads from `fd` into `out` until `out` contains `needle`; false at end of stream or after the
