@@ -53,17 +53,26 @@ fedapi::OffloadingPhase offloading_phase(
     Deleting deleting) {
   using fedapi::OffloadingPhase;
   if (deleting == Deleting::Yes) return OffloadingPhase::Terminating;
-  int with_ready = 0, ready = 0;
+  int with_ready = 0, ready = 0, pending = 0;
   for (const auto& [cluster, conditions] : remote_namespaces_conditions) {
     const auto* c = fedapi::find_condition(conditions, fedapi::kConditionReady);
-    if (c == nullptr) continue;
+    if (c == nullptr) {
+      const auto* required =
+          fedapi::find_condition(conditions, fedapi::kConditionOffloadingRequired);
+      if (required != nullptr && required->status == "True") ++pending;
+      continue;
+    }
     ++with_ready;
     if (c->status == "True") ++ready;
   }
+  // The spec's order, but "Ready" only once every selected member has reported: by the rule
+  // alone a namespace is Ready as soon as one replica exists and none has failed.
+  if (ready < with_ready) {
+    return ready == 0 && pending == 0 ? OffloadingPhase::AllFailed : OffloadingPhase::SomeFailed;
+  }
+  if (pending > 0) return OffloadingPhase::InProgress;
   if (with_ready == 0) return OffloadingPhase::NoClusterSelected;
-  if (ready == 0) return OffloadingPhase::AllFailed;
-  if (ready == with_ready) return OffloadingPhase::Ready;
-  return OffloadingPhase::SomeFailed;
+  return OffloadingPhase::Ready;
 }
 
 }  // namespace fed::offload

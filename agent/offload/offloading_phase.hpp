@@ -32,9 +32,11 @@ std::vector<fedapi::Condition> remote_conditions(const ClusterMapping& mapping,
 
 enum class Deleting { No, Yes };
 
-// The phase, in the spec's order: deleting -> Terminating; no cluster with a Ready condition ->
-// NoClusterSelected; none Ready=True -> AllFailed; every Ready True -> Ready; else SomeFailed.
-// A Ready condition that is not True (False, Unknown) counts as failed.
+// The phase: deleting -> Terminating; some Ready not True (False, Unknown: failed) ->
+// AllFailed when none is True and no selected member is still to report, else SomeFailed;
+// a selected member (OffloadingRequired True) still without Ready -> InProgress; no cluster
+// with a Ready condition -> NoClusterSelected; else Ready. Without members still to report this
+// is the spec's order; with them, the spec's rule would say Ready before every replica exists.
 fedapi::OffloadingPhase offloading_phase(
     const std::map<std::string, std::vector<fedapi::Condition>>& remote_namespaces_conditions,
     Deleting deleting);

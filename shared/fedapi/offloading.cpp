@@ -16,9 +16,10 @@ constexpr EnumTable<PodOffloadingStrategy, 3> kPodStrategies{{
     {PodOffloadingStrategy::Local, "Local"},
     {PodOffloadingStrategy::Remote, "Remote"},
 }};
-constexpr EnumTable<OffloadingPhase, 5> kPhases{{
+constexpr EnumTable<OffloadingPhase, 6> kPhases{{
     {OffloadingPhase::Ready, "Ready"},
     {OffloadingPhase::NoClusterSelected, "NoClusterSelected"},
+    {OffloadingPhase::InProgress, "InProgress"},
     {OffloadingPhase::SomeFailed, "SomeFailed"},
     {OffloadingPhase::AllFailed, "AllFailed"},
     {OffloadingPhase::Terminating, "Terminating"},

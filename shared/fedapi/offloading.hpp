@@ -34,7 +34,16 @@ inline constexpr std::string_view kVirtualNodeTaintEffect = "NoExecute";
 
 enum class NamespaceMappingStrategy { DefaultName, EnforceSameName, SelectedName };
 enum class PodOffloadingStrategy { LocalAndRemote, Local, Remote };
-enum class OffloadingPhase { Ready, NoClusterSelected, SomeFailed, AllFailed, Terminating };
+// InProgress is not in the thesis' table (upstream Liqo has it): selected members that have
+// not reported their replica yet, and none has failed.
+enum class OffloadingPhase {
+  Ready,
+  NoClusterSelected,
+  InProgress,
+  SomeFailed,
+  AllFailed,
+  Terminating
+};
 
 std::string_view to_string(NamespaceMappingStrategy s);
 std::string_view to_string(PodOffloadingStrategy s);

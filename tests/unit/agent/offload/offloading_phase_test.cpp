@@ -79,4 +79,21 @@ TEST_CASE("offloadingPhase in the spec's order") {
         OffloadingPhase::SomeFailed);
 }
 
+TEST_CASE("offloadingPhase: Ready only once every selected member has reported its replica") {
+  using Map = std::map<std::string, std::vector<Condition>>;
+  const auto ready = conditions_for(MappingPhase::Accepted);
+  const auto failed = conditions_for(MappingPhase::CreationLoopBackOff);
+  const auto pending = conditions_for(std::nullopt, true);  // selected, no replica reported yet
+  REQUIRE(status_of(pending, "Ready") == "absent");
+  CHECK(offloading_phase(Map{{"c2", pending}}, Deleting::No) == OffloadingPhase::InProgress);
+  CHECK(offloading_phase(Map{{"c2", ready}, {"c3", pending}}, Deleting::No) ==
+        OffloadingPhase::InProgress);
+  // A failure already known is said at once, and is not "all" while others may still succeed.
+  CHECK(offloading_phase(Map{{"c2", failed}, {"c3", pending}}, Deleting::No) ==
+        OffloadingPhase::SomeFailed);
+  CHECK(offloading_phase(Map{{"c2", ready}, {"c3", failed}, {"c4", pending}}, Deleting::No) ==
+        OffloadingPhase::SomeFailed);
+  CHECK(offloading_phase(Map{{"c2", pending}}, Deleting::Yes) == OffloadingPhase::Terminating);
+}
+
 }  // namespace fed::offload
