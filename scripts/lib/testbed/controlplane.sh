@@ -2,22 +2,29 @@
 # One cluster's control plane inside its own namespace: etcd (mTLS), kube-apiserver
 # (TLS, Node+RBAC authorization), kube-controller-manager and kube-scheduler.
 
-start_control_plane() {
-  local c=$1 d p ns
-  d=$(cdir "$c"); p="$d/pki"; ns=$(ns_cp "$c")
-  mkdir -p "$d/logs" "$d/etcd"
-  chmod 700 "$d/etcd"
-  start_daemon "c$c-etcd" "$ns" "$d/logs/etcd.log" "$TB_BIN/etcd" \
-    --name "c$c" --data-dir "$d/etcd" \
+# start_etcd NAME NETNS DIR QUOTA: a single-member etcd on 127.0.0.1:2379 (mTLS with DIR/pki's
+# etcd certificates, data in DIR/etcd, log in DIR/logs/etcd.log), metrics on :2381.
+start_etcd() {
+  local name=$1 ns=$2 d=$3 quota=$4 p="$3/pki"
+  start_daemon "$name-etcd" "$ns" "$d/logs/etcd.log" "$TB_BIN/etcd" \
+    --name "$name" --data-dir "$d/etcd" \
     --listen-client-urls https://127.0.0.1:2379 --advertise-client-urls https://127.0.0.1:2379 \
     --listen-peer-urls https://127.0.0.1:2380 --initial-advertise-peer-urls https://127.0.0.1:2380 \
-    --initial-cluster "c$c=https://127.0.0.1:2380" --initial-cluster-state new \
+    --initial-cluster "$name=https://127.0.0.1:2380" --initial-cluster-state new \
     --cert-file "$p/etcd-server.crt" --key-file "$p/etcd-server.key" \
     --trusted-ca-file "$p/etcd-ca.crt" --client-cert-auth \
     --peer-cert-file "$p/etcd-server.crt" --peer-key-file "$p/etcd-server.key" \
     --peer-trusted-ca-file "$p/etcd-ca.crt" --peer-client-cert-auth \
     --listen-metrics-urls http://127.0.0.1:2381 \
-    --quota-backend-bytes 4294967296 --snapshot-count 10000 --log-level warn
+    --quota-backend-bytes "$quota" --snapshot-count 10000 --log-level warn
+}
+
+start_control_plane() {
+  local c=$1 d p ns
+  d=$(cdir "$c"); p="$d/pki"; ns=$(ns_cp "$c")
+  mkdir -p "$d/logs" "$d/etcd"
+  chmod 700 "$d/etcd"
+  start_etcd "c$c" "$ns" "$d" 4294967296
   start_daemon "c$c-apiserver" "$ns" "$d/logs/kube-apiserver.log" "$TB_BIN/kube-apiserver" \
     --advertise-address "$(cp_lan_ip "$c")" --bind-address 0.0.0.0 --secure-port 6443 \
     --etcd-servers https://127.0.0.1:2379 --etcd-cafile "$p/etcd-ca.crt" \

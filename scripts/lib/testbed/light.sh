@@ -40,24 +40,14 @@ light_pki() {
 
 # The shared namespace on the WAN and the shared etcd.
 start_light_base() {
-  local d p ns
-  d=$(light_dir); p="$d/pki"; ns=$(light_ns)
+  local d ns
+  d=$(light_dir); ns=$(light_ns)
   ensure_ns "$ns"
   # Named like a control plane's WAN leg ("c0cp-w") so that `leftovers` recognises it.
   plug "$ns" wan0 wan "$LIGHT_WAN_IP/24" "c0cp-w"
   mkdir -p "$d/logs" "$d/etcd"
   chmod 700 "$d/etcd"
-  start_daemon "light-etcd" "$ns" "$d/logs/etcd.log" "$TB_BIN/etcd" \
-    --name light --data-dir "$d/etcd" \
-    --listen-client-urls https://127.0.0.1:2379 --advertise-client-urls https://127.0.0.1:2379 \
-    --listen-peer-urls https://127.0.0.1:2380 --initial-advertise-peer-urls https://127.0.0.1:2380 \
-    --initial-cluster "light=https://127.0.0.1:2380" --initial-cluster-state new \
-    --cert-file "$p/etcd-server.crt" --key-file "$p/etcd-server.key" \
-    --trusted-ca-file "$p/etcd-ca.crt" --client-cert-auth \
-    --peer-cert-file "$p/etcd-server.crt" --peer-key-file "$p/etcd-server.key" \
-    --peer-trusted-ca-file "$p/etcd-ca.crt" --peer-client-cert-auth \
-    --listen-metrics-urls http://127.0.0.1:2381 \
-    --quota-backend-bytes 8589934592 --snapshot-count 10000 --log-level warn
+  start_etcd light "$ns" "$d" 8589934592
 }
 
 # Light member j: its API server, controller manager, host forward, kubeconfigs and Node.
