@@ -1,5 +1,6 @@
 #include "tenancy/namespace_admission.hpp"
 
+#include "kube/admission_review.hpp"
 #include "tenancy/tenant_policy.hpp"
 
 namespace fed::tenancy {
@@ -7,29 +8,20 @@ namespace fed::tenancy {
 using nlohmann::json;
 
 Result<NamespaceCreate> parse_namespace_create(const json& review) {
-  if (!review.is_object() || review.value("kind", "") != "AdmissionReview" ||
-      !review.contains("request") || !review["request"].is_object()) {
-    return fail(ErrorCode::Invalid, "not an AdmissionReview request");
-  }
-  const json& request = review["request"];
-  NamespaceCreate out;
-  out.uid = request.value("uid", "");
-  if (out.uid.empty()) return fail(ErrorCode::Invalid, "AdmissionReview request.uid is missing");
-  out.api_version = review.value("apiVersion", "admission.k8s.io/v1");
-  const json kind = request.value("kind", json::object());
-  if (kind.value("kind", "") != "Namespace" || request.value("operation", "") != "CREATE" ||
-      !request.contains("object") || !request["object"].is_object()) {
+  FED_ASSIGN_OR_RETURN(auto request, kube::parse_admission_request(review, "Namespace"));
+  if (request.operation != "CREATE") {
     return fail(ErrorCode::Invalid, "AdmissionReview request is not a Namespace CREATE");
   }
-  const json& object = request["object"];
-  out.name = object.value("metadata", json::object()).value("name", request.value("name", ""));
+  NamespaceCreate out;
+  out.request = std::move(request);
+  const json& object = out.request.object;
+  out.name = object.value("metadata", json::object()).value("name", out.request.name);
   out.consumer = consumer_of(object);
-  out.dry_run = request.value("dryRun", false);
   return out;
 }
 
 json answer_namespace_create(const NamespaceCreate& request, int held, int namespace_quota) {
-  json body{{"uid", request.uid}, {"allowed", true}};
+  json body{{"allowed", true}};
   if (request.consumer && namespace_quota > 0 && held >= namespace_quota) {
     body["allowed"] = false;
     body["status"] = {
@@ -42,7 +34,7 @@ json answer_namespace_create(const NamespaceCreate& request, int held, int names
                         "); unoffload a namespace, or have the provider re-run kubectl fed "
                         "join with a larger --namespace-quota"}};
   }
-  return {{"apiVersion", request.api_version}, {"kind", "AdmissionReview"}, {"response", body}};
+  return kube::admission_answer(request.request, std::move(body));
 }
 
 }  // namespace fed::tenancy

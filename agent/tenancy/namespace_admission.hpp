@@ -10,16 +10,15 @@
 
 #include <nlohmann/json.hpp>
 
+#include "kube/admission_review.hpp"
 #include "result/result.hpp"
 
 namespace fed::tenancy {
 
 struct NamespaceCreate {
-  std::string uid;
-  std::string api_version;  // of the AdmissionReview, echoed back
+  kube::AdmissionRequest request;
   std::string name;
   std::optional<std::string> consumer;  // kubectl-fed.io/origin-cluster, none: not a replica
-  bool dry_run = false;
 };
 
 // Invalid unless `review` is an AdmissionReview request to CREATE a Namespace.

@@ -66,7 +66,7 @@ http::Response NamespaceCapWebhook::review(const http::Request& request) {
   const int held = held_by(*create->consumer, now);
   json answered = answer_namespace_create(*create, held, namespace_quota_);
   const bool allowed = answered["response"].value("allowed", false);
-  if (allowed && !create->dry_run) admitted_[create->name] = {*create->consumer, now};
+  if (allowed && !create->request.dry_run) admitted_[create->name] = {*create->consumer, now};
   if (!allowed) {
     spdlog::info("tenancy webhook: refused namespace {} of consumer {} ({} held, cap {})",
                  create->name, *create->consumer, held, namespace_quota_);

@@ -30,10 +30,10 @@ const json kReplica{{"kubectl-fed.io/origin-cluster", "c1"}};
 TEST_CASE("namespace cap: a replica create is read with its consumer") {
   auto create = parse_namespace_create(review(kReplica, "CREATE", true));
   REQUIRE(create);
-  CHECK(create->uid == "uid-1");
+  CHECK(create->request.uid == "uid-1");
   CHECK(create->name == "shop-c1");
   CHECK(create->consumer == "c1");
-  CHECK(create->dry_run);
+  CHECK(create->request.dry_run);
   CHECK_FALSE(parse_namespace_create(review(nullptr))->consumer);
 }
 
