@@ -174,11 +174,14 @@ restart_kubelet() {
   local c=${1#c} k=${2#node} pidfile pid
   pidfile="$TB_RUN/pids/c$c-node$k-kubelet.pid"
   [ -d "$(ndir "$c" "$k")" ] || die "restart-kubelet: no node c$c/node$k (scripts/testbed status)"
+  # First out of the caller's cgroups: when the caller (the agent's pod) dies during the
+  # restart, its cgroup is killed, and the restart must not die with it — as systemctl
+  # restart, a request to PID 1, does not.
+  leave_cgroups
   if [ -f "$pidfile" ] && pid=$(cat "$pidfile") && kill -0 "$pid" 2>/dev/null; then
     kill -TERM "$pid"
     wait_for "c$c/node$k kubelet to stop" 30 sh -c "! kill -0 $pid" || kill -KILL "$pid" 2>/dev/null || true
   fi
-  leave_cgroups
   start_kubelet "$c" "$k"
 }
 
