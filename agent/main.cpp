@@ -16,7 +16,9 @@
 #include "etcdproxy/etcd_proxy_runner.hpp"
 #include "federation/cli/node_command.hpp"
 #include "federation/manager_runner.hpp"
+#include "podpreset/cli/pod_preset_command.hpp"
 #include "probe/cli/probe_command.hpp"
+#include "reconfig/cli/cni_switch_command.hpp"
 #include "reconfig/cli/reconfigure_node_command.hpp"
 #include "roles/options.hpp"
 #include "roles/run.hpp"
@@ -46,8 +48,9 @@ std::vector<std::string> normalize_args(int argc, char** argv) {
 // For a parse failure caused by a mistyped subcommand: "unknown command "nod"; did you mean
 // "node"?". Empty when the first word is a known subcommand or there is none.
 std::string unknown_command_message(const std::vector<std::string>& args) {
-  const std::vector<std::string> commands = {"node",    "manager",          "etcd-proxy", "tenancy",
-                                             "version", "reconfigure-node", "probe"};
+  const std::vector<std::string> commands = {"node",       "manager",          "etcd-proxy",
+                                             "tenancy",    "podpreset",        "version",
+                                             "cni-switch", "reconfigure-node", "probe"};
   const std::vector<std::string> value_flags = {"--bind-address", "--log-format", "-v", "--v",
                                                 "--kubeconfig",   "--context"};
   for (std::size_t i = 0; i < args.size(); ++i) {
@@ -74,7 +77,8 @@ int run(int argc, char** argv) {
   CLI::App app{
       "fed-agent runs one role of kubectl-fed's cluster federation: the per-node "
       "datapath (node), the federation controllers (manager), a provider's tenancy "
-      "enforcement (tenancy) or the etcd proxy (etcd-proxy). Every role serves /healthz, /readyz "
+      "enforcement (tenancy), the PodPreset webhook (podpreset) or the etcd proxy (etcd-proxy). "
+      "Every role serves /healthz, /readyz "
       "and /metrics.",
       "fed-agent"};
   app.require_subcommand(1);
@@ -128,8 +132,10 @@ int run(int argc, char** argv) {
   fed::etcdproxy::EtcdProxyFlags etcd_proxy_flags;
   fed::etcdproxy::add_etcd_proxy_flags(*etcd_proxy, etcd_proxy_flags);
   const fed::tenancy::TenancyCommand tenancy(app);
+  const fed::podpreset::PodPresetCommand podpreset(app);
   auto* version = app.add_subcommand("version", "Print the version and git commit");
   const fed::reconfig::ReconfigureNodeCommand reconfigure_node(app);
+  const fed::reconfig::CniSwitchCommand cni_switch(app);
   const fed::probe::ProbeCommand probe(app);
 
   const std::vector<std::string> args = normalize_args(argc, argv);
@@ -161,6 +167,7 @@ int run(int argc, char** argv) {
     return kExitUsage;
   }
   if (reconfigure_node.parsed()) return reconfigure_node.run(options);
+  if (cni_switch.parsed()) return cni_switch.run();
   if (probe.parsed()) return probe.run();
 
   // Explicit wiring: each role's runner. A role gets its own runner when its controllers land.
@@ -185,6 +192,7 @@ int run(int argc, char** argv) {
     }
     runner = std::move(*made);
   }
+  if (podpreset.parsed()) runner = podpreset.runner();
   if (etcd_proxy->parsed()) {
     auto proxy_options = fed::etcdproxy::to_options(etcd_proxy_flags);
     if (!proxy_options) {

@@ -12,6 +12,8 @@ std::string_view to_string(Role role) {
       return "etcd-proxy";
     case Role::Tenancy:
       return "tenancy";
+    case Role::PodPreset:
+      return "podpreset";
   }
   return "unknown";
 }

@@ -5,7 +5,7 @@
 
 namespace fed::agent {
 
-enum class Role { Node, Manager, EtcdProxy, Tenancy };
+enum class Role { Node, Manager, EtcdProxy, Tenancy, PodPreset };
 
 std::string_view to_string(Role role);
 

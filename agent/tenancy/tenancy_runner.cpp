@@ -1,9 +1,5 @@
 #include "tenancy/tenancy_runner.hpp"
 
-#include <unistd.h>
-
-#include <filesystem>
-
 #include <spdlog/spdlog.h>
 
 #include "offload/webhook_configuration.hpp"
@@ -38,40 +34,30 @@ Status TenancyRunner::start(const agent::RoleContext& ctx) {
 }
 
 Status TenancyRunner::start_webhook() {
-  std::filesystem::path dir = options_.cert_dir;
-  if (dir.empty()) {
-    dir = std::filesystem::temp_directory_path() /
-          ("kubectl-fed-tenancy-" + std::to_string(::getpid()));
-  }
-  tls_ = std::make_unique<offload::WebhookTlsStore>(
-      client_, options_.namespace_name, std::move(dir),
-      offload::WebhookTlsNames{std::string(kTenancyWebhookSecret),
-                               std::string(kTenancyWebhookService), "tenancy webhook"});
-  // The server checks its certificate files when it is created: they must exist first.
-  FED_TRY(tls_->sync(std::chrono::system_clock::now()));
-  webhook_reconciler_ = std::make_unique<offload::WebhookConfigReconciler>(
-      client_, *tls_,
-      offload::WebhookConfigTarget{
-          {"admissionregistration.k8s.io", "v1", "validatingwebhookconfigurations"},
-          std::string(kTenancyWebhookConfiguration),
-          "tenancy webhook",
-          "the namespace cap is not enforced",
-          offload::with_ca_bundle});
-  webhook_controller_ = kube::make_controller(*webhook_reconciler_, "tenancy-webhook", 1);
-  FED_TRY(webhook_controller_->start());
-  webhook_controller_->queue().add(offload::WebhookConfigReconciler::request());
+  FED_ASSIGN_OR_RETURN(
+      wiring_, offload::WebhookWiring::start(
+                   client_, options_.namespace_name, options_.cert_dir,
+                   offload::WebhookTlsNames{std::string(kTenancyWebhookSecret),
+                                            std::string(kTenancyWebhookService), "tenancy webhook"},
+                   offload::WebhookConfigTarget{
+                       {"admissionregistration.k8s.io", "v1", "validatingwebhookconfigurations"},
+                       std::string(kTenancyWebhookConfiguration),
+                       "tenancy webhook",
+                       "the namespace cap is not enforced",
+                       offload::with_ca_bundle},
+                   "tenancy-webhook"));
   // Serves only once the replicas are cached (the objects controller waited for that), so the
   // first count is not zero by mistake.
-  FED_ASSIGN_OR_RETURN(webhook_,
-                       NamespaceCapWebhook::start(options_.bind_address, tls_->files(), *replicas_,
-                                                  options_.policy.namespace_quota));
+  FED_ASSIGN_OR_RETURN(
+      webhook_, NamespaceCapWebhook::start(options_.bind_address, wiring_->files(), *replicas_,
+                                           options_.policy.namespace_quota));
   return ok();
 }
 
 void TenancyRunner::stop() {
   ready_ = false;
   if (webhook_) webhook_->stop();
-  if (webhook_controller_) webhook_controller_->stop();
+  if (wiring_) wiring_->stop();
   if (objects_controller_) objects_controller_->stop();
   if (replicas_) replicas_->stop();
 }

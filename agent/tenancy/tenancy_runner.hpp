@@ -11,8 +11,7 @@
 
 #include "kube/controller.hpp"
 #include "kube/informer.hpp"
-#include "offload/webhook_config_reconciler.hpp"
-#include "offload/webhook_tls_store.hpp"
+#include "offload/webhook_wiring.hpp"
 #include "roles/role_runner.hpp"
 #include "tenancy/namespace_cap_webhook.hpp"
 #include "tenancy/tenant_objects_reconciler.hpp"
@@ -44,9 +43,7 @@ class TenancyRunner final : public agent::RoleRunner {
   std::unique_ptr<kube::Informer> replicas_;
   std::unique_ptr<TenantObjectsReconciler> objects_;
   std::unique_ptr<kube::Controller> objects_controller_;
-  std::unique_ptr<offload::WebhookTlsStore> tls_;
-  std::unique_ptr<offload::WebhookConfigReconciler> webhook_reconciler_;
-  std::unique_ptr<kube::Controller> webhook_controller_;
+  std::unique_ptr<offload::WebhookWiring> wiring_;
   std::unique_ptr<NamespaceCapWebhook> webhook_;
   std::atomic<bool> ready_{false};
 };

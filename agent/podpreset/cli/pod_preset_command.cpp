@@ -1,0 +1,30 @@
+#include "podpreset/cli/pod_preset_command.hpp"
+
+#include <cstdlib>
+
+#include "podpreset/pod_preset_runner.hpp"
+
+namespace fed::podpreset {
+
+PodPresetCommand::PodPresetCommand(CLI::App& app)
+    : command_(app.add_subcommand(
+          "podpreset", "Serve the PodPreset webhook on a cluster (Deployment; seed 003 T1)")),
+      bind_address(kDefaultPodPresetBindAddress) {
+  command_->add_option("--webhook-bind-address", bind_address, "host:port of the webhook (HTTPS)")
+      ->capture_default_str();
+  command_->add_option("--webhook-cert-dir", cert_dir,
+                       "Where its serving certificate is written (default: a directory under "
+                       "the temporary directory)");
+}
+
+std::unique_ptr<agent::RoleRunner> PodPresetCommand::runner() const {
+  PodPresetOptions options;
+  options.bind_address = bind_address;
+  options.cert_dir = cert_dir;
+  if (const char* ns = std::getenv("POD_NAMESPACE"); ns != nullptr && *ns != '\0') {
+    options.namespace_name = ns;
+  }
+  return std::make_unique<PodPresetRunner>(std::move(options));
+}
+
+}  // namespace fed::podpreset
