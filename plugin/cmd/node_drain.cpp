@@ -1,5 +1,7 @@
 #include "cmd/node_drain.hpp"
 
+#include <algorithm>
+
 #include <thread>
 #include <vector>
 
@@ -57,6 +59,13 @@ bool evictable(const json& pod) {
   return phase != "Succeeded" && phase != "Failed";
 }
 
+bool namespace_terminating(const kube::ApiError& error) {
+  const auto& causes = error.causes();
+  return error.http_status() == 403 &&
+         std::any_of(causes.begin(), causes.end(),
+                     [](const kube::StatusCause& c) { return c.reason == "NamespaceTerminating"; });
+}
+
 Result<bool> cordon(kube::DynamicClient& client, const std::string& node) {
   auto current = client.get(kube::ResourceRef{kNodes, "", node, ""});
   if (!current) return current.error().to_error();
@@ -82,8 +91,11 @@ Status drain(kube::DynamicClient& client, const std::string& node,
                              {"kind", "Eviction"},
                              {"metadata", {{"name", name}, {"namespace", ns}}}};
       auto r = client.create(kube::ResourceRef{kPods, ns, name, "eviction"}, eviction);
-      // 429: a PodDisruptionBudget says not now; 404: gone meanwhile. Both: look again.
-      if (!r && !r.error().is_not_found() && r.error().http_status() != 429) {
+      // 429: a PodDisruptionBudget says not now; 404: gone meanwhile; 403 NamespaceTerminating:
+      // no eviction is accepted there, and the namespace controller deletes the pod anyway.
+      // All three: look again.
+      if (!r && !r.error().is_not_found() && r.error().http_status() != 429 &&
+          !namespace_terminating(r.error())) {
         return r.error().to_error().with_context("evicting " + ns + "/" + name);
       }
     }

@@ -22,6 +22,10 @@ bool evictable(const nlohmann::json& pod);
 Result<bool> cordon(kube::DynamicClient& client, const std::string& node);
 Status uncordon(kube::DynamicClient& client, const std::string& node);
 
+// Whether `error` is the 403 an eviction gets in a namespace being deleted (cause
+// NamespaceTerminating): the pod goes with its namespace, so drain waits instead of failing.
+bool namespace_terminating(const kube::ApiError& error);
+
 // Evicts every evictable pod of `node` and waits until they are gone. An eviction a
 // PodDisruptionBudget refuses (429) is retried until `deadline`; Unavailable then names the pods.
 Status drain(kube::DynamicClient& client, const std::string& node,

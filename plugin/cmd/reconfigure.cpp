@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "cmd/cluster.hpp"
+#include "cmd/reconfigure_features.hpp"
 #include "cmd/reconfigure_manifests.hpp"
 #include "cmd/reconfigure_report.hpp"
 #include "util/read_file.hpp"
@@ -22,10 +23,11 @@ Runner wire_reconfigure(CLI::App& app) {
   app.add_option("action", o->action, "status: show the nodes' reconfiguration state");
   app.add_option("--set", o->set,
                  "field=value, repeatable (cpuManagerPolicy=static, reservedSystemCPUs=0, "
-                 "featureGates.GATE=true, maxPods=50, ...; docs/RECONFIGURE.md lists them)");
+                 "featureGates.GATE=true, maxPods=50, ...; docs/RECONFIGURE.md lists them), or "
+                 "a cluster feature: podPreset=true");
   app.add_option("-f,--filename", o->file,
                  "A FeatureConfig (fed.kubectl-fed.io/v1alpha1) whose spec.kubelet holds the "
-                 "fields to set");
+                 "fields to set and spec.podPreset the feature");
   app.add_option("--max-unavailable", o->max_unavailable,
                  "Nodes of a cluster changed at the same time (default 1)");
   app.add_flag("--drain", o->drain, "Cordon and drain each node before its change");
@@ -45,6 +47,14 @@ Runner wire_reconfigure(CLI::App& app) {
                  "The health gate's limit after each kubelet restart (default 2m)");
   app.add_option("--dry-run", o->dry_run,
                  "client: print the objects (with -o yaml|json) instead of creating them");
+  app.add_option("--cni-conflist", o->cni_conflist,
+                 "Switch the nodes' network: install this CNI .conflist beside the current ones "
+                 "under a name that sorts first ({node} is replaced per node); runs alone");
+  app.add_option("--cni-conf-dir", o->cni_conf_dir,
+                 "The runtime's CNI config directory on the nodes, {node} the node's name "
+                 "(default /etc/cni/net.d)");
+  app.add_flag("--rollback", o->rollback,
+               "Undo a CNI switch: remove its file, so new pods get the previous network");
   app.add_flag("--cleanup", o->cleanup,
                "Remove the agent's ServiceAccount and RBAC after success (default true; "
                "--cleanup=false keeps them)");
@@ -89,27 +99,40 @@ std::string label(const std::string& context) {
   return context.empty() ? "(current context)" : context;
 }
 
-void print_dry_run(const ReconfigurePlan& plan, Output& out) {
+Status print_dry_run(const ReconfigurePlan& plan, Output& out) {
   std::vector<json> objects = {reconfigure_namespace()};
-  for (auto& o : reconfigure_rbac()) objects.push_back(std::move(o));
-  objects.push_back(agent_pod(plan, "NODE"));
+  for (const auto& feature : plan.features) {
+    FED_ASSIGN_OR_RETURN(auto feature_objs, feature_objects(feature, plan.image));
+    for (auto& o : feature_objs) objects.push_back(std::move(o));
+  }
+  if (!plan.changes.changes.empty()) {
+    for (auto& o : reconfigure_rbac()) objects.push_back(std::move(o));
+    objects.push_back(agent_pod(plan, "NODE"));
+  }
   const json list = {{"apiVersion", "v1"}, {"kind", "List"}, {"items", objects}};
   out.print(list, [&](std::ostream& os) {
     for (const auto& o : objects) {
       os << o.value("kind", "") << " " << o["metadata"].value("name", "") << " (dry run)\n";
     }
-    os << "one Pod per node (NODE above), " << plan.max_unavailable
-       << " node(s) at a time per cluster\n";
+    if (!plan.changes.changes.empty()) {
+      os << "one Pod per node (NODE above), " << plan.max_unavailable
+         << " node(s) at a time per cluster\n";
+    }
   });
+  return ok();
 }
 
 }  // namespace
 
 const Command kReconfigureCommand{
     .name = "reconfigure",
-    .summary = "Change kubelet settings on every node, rolling, health-gated, with rollback",
+    .summary =
+        "Make features consistent: kubelet settings on every node (rolling, health-gated, "
+        "with rollback) and APIs such as PodPreset",
     .description =
-        "Set allow-listed KubeletConfiguration fields (--set or a FeatureConfig file) on every "
+        "Install cluster features (podPreset=true: the PodPreset API as a CRD and a mutating "
+        "webhook, waited for until Ready) and set allow-listed KubeletConfiguration fields "
+        "(--set or a FeatureConfig file) on every "
         "node of each --context (repeatable; clusters run in parallel). Nodes roll in batches of "
         "--max-unavailable: optionally cordoned and drained, then a one-shot privileged pod "
         "pinned to the node runs `fed-agent reconfigure-node`, which backs up the kubelet's "
@@ -127,6 +150,13 @@ const Command kReconfigureCommand{
         "  # Two clusters in parallel, draining each node first, from a FeatureConfig\n"
         "  kubectl fed reconfigure --context c2 --context c3 -f features.yaml --drain\n"
         "\n"
+        "  # New pods on c2 get their network from another CNI config; then back\n"
+        "  kubectl fed reconfigure --context c2 --cni-conflist alt.conflist --drain\n"
+        "  kubectl fed reconfigure --context c2 --rollback\n"
+        "\n"
+        "  # The PodPreset API on two clusters\n"
+        "  kubectl fed reconfigure --context c2 --context c3 --set podPreset=true\n"
+        "\n"
         "  # What each node was asked and runs\n"
         "  kubectl fed reconfigure status --context c2 -o json\n",
     .arg_values = {"status"},
@@ -142,11 +172,17 @@ Status run_reconfigure(const GlobalOptions& global, const ReconfigureOptions& op
       return Error(ErrorCode::Invalid, "-f " + options.file + ": " + read.error().message());
     text = *read;
   }
-  FED_ASSIGN_OR_RETURN(const ReconfigurePlan plan, make_plan(options, text));
-  if (plan.dry_run) {
-    print_dry_run(plan, out);
-    return ok();
+  std::string conflist;
+  if (!options.cni_conflist.empty()) {
+    auto read = util::read_file(options.cni_conflist);
+    if (!read) {
+      return Error(ErrorCode::Invalid,
+                   "--cni-conflist " + options.cni_conflist + ": " + read.error().message());
+    }
+    conflist = *read;
   }
+  FED_ASSIGN_OR_RETURN(const ReconfigurePlan plan, make_plan(options, text, conflist));
+  if (plan.dry_run) return print_dry_run(plan, out);
   const auto contexts = contexts_of(global);
   std::vector<ClusterResult> results(contexts.size());
   std::mutex progress_mutex;
@@ -157,7 +193,7 @@ Status run_reconfigure(const GlobalOptions& global, const ReconfigureOptions& op
     };
     auto client = client_for(global, context);
     if (!client) {
-      results[i] = ClusterResult{label(context), {}, client.error()};
+      results[i] = ClusterResult{label(context), {}, {}, client.error()};
       return;
     }
     results[i] = roll_out(**client, plan, label(context), progress);
@@ -173,7 +209,7 @@ Status run_reconfigure_status(const GlobalOptions& global, Output& out) {
   for_each_context(contexts, [&](const std::string& context, std::size_t i) {
     auto client = client_for(global, context);
     if (!client) {
-      results[i] = ClusterStatus{label(context), {}, client.error()};
+      results[i] = ClusterStatus{label(context), {}, {}, client.error()};
       return;
     }
     results[i] = read_status(**client, label(context));

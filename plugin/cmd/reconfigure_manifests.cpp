@@ -31,12 +31,14 @@ json metadata(std::string_view name, bool namespaced) {
 std::vector<std::string> host_dirs(const ReconfigurePlan& plan, std::string_view node) {
   namespace fs = std::filesystem;
   std::vector<std::string> dirs;
-  if (!plan.target.kubelet_config_dir.empty()) {
+  if (plan.cni) {
+    dirs.push_back(for_node(plan.cni->conf_dir, node));
+  } else if (!plan.target.kubelet_config_dir.empty()) {
     dirs.push_back(for_node(plan.target.kubelet_config_dir, node));
   } else {
     dirs.push_back(fs::path(for_node(plan.target.kubelet_config, node)).parent_path().string());
   }
-  dirs.push_back(for_node(plan.target.root_dir, node));
+  if (!plan.cni) dirs.push_back(for_node(plan.target.root_dir, node));
   for (auto& d : dirs) {
     while (d.size() > 1 && d.back() == '/') d.pop_back();
   }
@@ -90,7 +92,11 @@ std::vector<json> reconfigure_rbac() {
 }
 
 std::string agent_pod_name(std::string_view node) {
-  std::string name = "reconfigure-" + std::string(node);
+  return node_pod_name("reconfigure-", node);
+}
+
+std::string node_pod_name(std::string_view prefix, std::string_view node) {
+  std::string name = std::string(prefix) + std::string(node);
   if (name.size() <= 63) return name;
   char hash[17];
   std::snprintf(hash, sizeof hash, "%016zx", std::hash<std::string_view>{}(node));
@@ -98,6 +104,18 @@ std::string agent_pod_name(std::string_view node) {
 }
 
 std::vector<std::string> agent_command(const ReconfigurePlan& plan, std::string_view node) {
+  if (plan.cni) {
+    std::vector<std::string> cmd = {
+        "/usr/local/bin/fed-agent", "cni-switch",     "--node",
+        std::string(node),          "--cni-conf-dir", for_node(plan.cni->conf_dir, node)};
+    if (plan.cni->rollback) {
+      cmd.push_back("--rollback");
+    } else {
+      cmd.push_back("--conflist");
+      cmd.push_back(for_node(plan.cni->conflist, node));
+    }
+    return cmd;
+  }
   std::vector<std::string> cmd = {"/usr/local/bin/fed-agent", "reconfigure-node", "--node",
                                   std::string(node)};
   for (const auto& item : plan.set_items) {
@@ -140,41 +158,54 @@ json agent_pod(const ReconfigurePlan& plan, std::string_view node, std::string_v
   }
   json meta = metadata(agent_pod_name(node), true);
   meta["annotations"] = {{std::string(kNodeAnnotation), std::string(node)}};
-  json container = {
-      {"name", "reconfigure-node"},
-      {"image", plan.image},
-      {"imagePullPolicy", "IfNotPresent"},
-      {"command", agent_command(plan, node)},
-      {"env", env},
-      // privileged: nsenter into PID 1's mount namespace and the kubelet's cgroups; the root
-      // filesystem stays read-only, the agent writes only to the mounted host directories.
-      {"securityContext", {{"privileged", true}, {"readOnlyRootFilesystem", true}}},
-      {"resources", {{"requests", {{"cpu", "10m"}, {"memory", "32Mi"}}}}},
-      {"terminationMessagePolicy", "FallbackToLogsOnError"},
-      {"volumeMounts", mounts}};
-  return {{"apiVersion", "v1"},
-          {"kind", "Pod"},
-          {"metadata", meta},
-          {"spec",
-           {{"nodeName", std::string(node)},
-            {"restartPolicy", "Never"},
-            {"hostPID", true},
-            {"hostNetwork", true},
-            {"dnsPolicy", "ClusterFirstWithHostNet"},
-            {"serviceAccountName", std::string(kReconfigureAccount)},
-            {"terminationGracePeriodSeconds", 30},
-            // The cordon's NoSchedule taint, and the NotReady window of the kubelet restart
-            // (the taint manager must not evict the pod that is restarting the kubelet).
-            {"tolerations",
-             {{{"operator", "Exists"}, {"effect", "NoSchedule"}},
-              {{"key", "node.kubernetes.io/not-ready"},
-               {"operator", "Exists"},
-               {"effect", "NoExecute"}},
-              {{"key", "node.kubernetes.io/unreachable"},
-               {"operator", "Exists"},
-               {"effect", "NoExecute"}}}},
-            {"containers", {container}},
-            {"volumes", volumes}}}};
+  // privileged: nsenter into PID 1's mount namespace and the kubelet's cgroups; the root
+  // filesystem stays read-only, the agent writes only to the mounted host directories. The CNI
+  // switch writes one root-owned directory as root and needs no capability at all.
+  const json security = plan.cni ? json{{"privileged", false},
+                                        {"allowPrivilegeEscalation", false},
+                                        {"runAsUser", 0},
+                                        {"capabilities", {{"drop", {"ALL"}}}},
+                                        {"readOnlyRootFilesystem", true}}
+                                 : json{{"privileged", true}, {"readOnlyRootFilesystem", true}};
+  json container = {{"name", "reconfigure-node"},
+                    {"image", plan.image},
+                    {"imagePullPolicy", "IfNotPresent"},
+                    {"command", agent_command(plan, node)},
+                    {"env", env},
+                    {"securityContext", security},
+                    {"resources", {{"requests", {{"cpu", "10m"}, {"memory", "32Mi"}}}}},
+                    {"terminationMessagePolicy", "FallbackToLogsOnError"},
+                    {"volumeMounts", mounts}};
+  json pod = {{"apiVersion", "v1"},
+              {"kind", "Pod"},
+              {"metadata", meta},
+              {"spec",
+               {{"nodeName", std::string(node)},
+                {"restartPolicy", "Never"},
+                {"hostPID", true},
+                {"hostNetwork", true},
+                {"dnsPolicy", "ClusterFirstWithHostNet"},
+                {"serviceAccountName", std::string(kReconfigureAccount)},
+                {"terminationGracePeriodSeconds", 30},
+                // The cordon's NoSchedule taint, and the NotReady window of the kubelet restart
+                // (the taint manager must not evict the pod that is restarting the kubelet).
+                {"tolerations",
+                 {{{"operator", "Exists"}, {"effect", "NoSchedule"}},
+                  {{"key", "node.kubernetes.io/not-ready"},
+                   {"operator", "Exists"},
+                   {"effect", "NoExecute"}},
+                  {{"key", "node.kubernetes.io/unreachable"},
+                   {"operator", "Exists"},
+                   {"effect", "NoExecute"}}}},
+                {"containers", {container}},
+                {"volumes", volumes}}}};
+  if (plan.cni) {
+    // It only writes a file: no process of the host to enter, no API to call.
+    pod["spec"]["hostPID"] = false;
+    pod["spec"].erase("serviceAccountName");
+    pod["spec"]["automountServiceAccountToken"] = false;
+  }
+  return pod;
 }
 
 }  // namespace fed::plugin

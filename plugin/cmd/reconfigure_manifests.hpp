@@ -11,12 +11,12 @@
 #include <nlohmann/json.hpp>
 
 #include "cmd/reconfigure_plan.hpp"
+#include "cmd/render.hpp"
 
 namespace fed::plugin {
 
-inline constexpr std::string_view kReconfigureNamespace = "kubectl-fed-system";
+inline constexpr std::string_view kReconfigureNamespace = kFedNamespace;
 inline constexpr std::string_view kReconfigureAccount = "kubectl-fed-reconfigure";
-inline constexpr std::string_view kPartOfLabel = "app.kubernetes.io/part-of";
 inline constexpr std::string_view kComponentLabel = "app.kubernetes.io/component";
 inline constexpr std::string_view kReconfigureComponent = "reconfigure-node";
 inline constexpr std::string_view kNodeAnnotation = "kubectl-fed.io/node";
@@ -29,6 +29,8 @@ std::vector<nlohmann::json> reconfigure_rbac();
 // The name of `node`'s agent Pod: "reconfigure-" + the node's name, shortened with a hash
 // when that would pass 63 characters.
 std::string agent_pod_name(std::string_view node);
+// `prefix` + `node`, shortened the same way.
+std::string node_pod_name(std::string_view prefix, std::string_view node);
 
 // The one-shot Pod that changes `node`'s kubelet: pinned with spec.nodeName, hostPID (nsenter
 // into PID 1's namespaces to restart the kubelet) and hostNetwork (it talks to the API server

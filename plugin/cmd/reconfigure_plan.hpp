@@ -4,6 +4,7 @@
 // the batches nodes roll in. Pure: tests build plans without a parser or a cluster.
 
 #include <chrono>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -30,6 +31,18 @@ struct ReconfigureOptions {
   std::string timeout = "2m";      // --timeout: the agent's health gate after each restart
   std::string dry_run = "none";    // --dry-run: none or client
   bool cleanup = true;             // --cleanup: remove the agent's RBAC after success
+  std::string cni_conflist;        // --cni-conflist FILE: the network new pods get
+  std::string cni_conf_dir;        // --cni-conf-dir DIR ({node}); default /etc/cni/net.d
+  bool rollback = false;           // --rollback: remove the CNI switch's file again
+};
+
+// A CNI switch (reconfig/cni_conflist.hpp): install `conflist` on every node, or remove it.
+struct CniSwitchPlan {
+  std::string conflist;  // its JSON text ("{node}" replaced per node); empty for a rollback
+  std::string network;   // its name
+  std::vector<std::string> subnets;  // where a new pod's IP must come from; empty: not checked
+  std::string conf_dir = "/etc/cni/net.d";  // "{node}" = the node's name
+  bool rollback = false;
 };
 
 // Where the node agent finds the kubelet's files, with "{node}" still in them.
@@ -45,25 +58,34 @@ enum class Cleanup { Keep, Remove };
 
 // Everything a rollout needs, validated.
 struct ReconfigurePlan {
-  reconfig::ChangeSet changes;
+  std::vector<std::string> features;   // cluster features to install (podPreset), sorted
+  reconfig::ChangeSet changes;         // kubelet fields; empty when only features are asked
+  std::optional<CniSwitchPlan> cni;    // a CNI switch instead of kubelet fields
   std::vector<std::string> set_items;  // "field=value", passed to every node's agent
   int max_unavailable = 1;
   DrainMode drain = DrainMode::Off;
   std::string image;
   NodeTarget target;
-  std::chrono::seconds gate_timeout{120};  // the agent's --timeout
+  std::chrono::seconds gate_timeout{120};     // the agent's --timeout
+  std::chrono::seconds feature_timeout{120};  // a feature's wait until Ready: max(--timeout, 2m)
   Cleanup cleanup = Cleanup::Remove;
   bool dry_run = false;  // --dry-run=client: print the objects, change nothing
 };
 
-// Checks the options. Invalid (exit 2) names the flag and the fix: an unknown field (with the
-// allow-list's suggestion), a bad value, --set and -f together or neither, --max-unavailable
-// below 1, a bad --timeout or --dry-run, a path that is not absolute. `file_text` is the text of
-// -f (read by the caller), empty when -f was not given.
-Result<ReconfigurePlan> make_plan(const ReconfigureOptions& options, std::string_view file_text);
+// Checks the options. `--set NAME=true` (or FeatureConfig spec.NAME: true) of a cluster feature
+// (reconfigure_features.hpp) asks for that feature; every other item is a kubelet field.
+// Invalid (exit 2) names the flag and the fix: an unknown field (with the allow-list's
+// suggestion), a feature set to anything but true, a bad value, --set and -f together or neither,
+// --max-unavailable below 1, a bad --timeout or --dry-run, a path that is not absolute. `file_text`
+// is the text of -f (read by the caller), empty when -f was not given.
+// `conflist_text` is the text of --cni-conflist (read by the caller). A CNI switch (or its
+// --rollback) runs alone: with --set, -f or a feature it is refused.
+Result<ReconfigurePlan> make_plan(const ReconfigureOptions& options, std::string_view file_text,
+                                  std::string_view conflist_text = "");
 
 // The --set items of a FeatureConfig (kind FeatureConfig, spec.kubelet: {field: value}; maps
-// such as featureGates become featureGates.GATE=value). Invalid names what is wrong.
+// such as featureGates become featureGates.GATE=value; spec.podPreset: true becomes
+// podPreset=true). Invalid names what is wrong, an unknown spec key included.
 Result<std::vector<std::string>> set_items_from_feature_config(const nlohmann::json& doc);
 
 // `nodes` sorted by name, in batches of at most `max_unavailable` (>= 1).

@@ -33,14 +33,27 @@ json rollout_json(const ReconfigurePlan& plan, const std::vector<ClusterResult>&
                        {"message", n.message},
                        {"seconds", std::round(n.seconds * 10) / 10}});
     }
-    json cluster = {{"context", c.context}, {"succeeded", c.succeeded()}, {"nodes", nodes}};
+    json features = json::array();
+    for (const auto& f : c.features) {
+      features.push_back({{"name", f.name},
+                          {"result", std::string(to_string(f.outcome))},
+                          {"message", f.message},
+                          {"seconds", std::round(f.seconds * 10) / 10}});
+    }
+    json cluster = {{"context", c.context},
+                    {"succeeded", c.succeeded()},
+                    {"features", features},
+                    {"nodes", nodes}};
     if (c.error) cluster["error"] = c.error->message();
     all = all && c.succeeded();
     clusters.push_back(cluster);
   }
+  json desired = reconfig::to_json(plan.changes);
+  for (const auto& f : plan.features) desired[f] = true;
+  if (plan.cni) desired["cni"] = plan.cni->rollback ? json("rollback") : json(plan.cni->network);
   return {{"apiVersion", "fed.kubectl-fed.io/v1alpha1"},
           {"kind", "ReconfigureResult"},
-          {"desired", reconfig::to_json(plan.changes)},
+          {"desired", desired},
           {"succeeded", all},
           {"clusters", clusters}};
 }
@@ -49,6 +62,11 @@ Table rollout_table(const std::vector<ClusterResult>& results) {
   Table t{{"CONTEXT", "NODE", "RESULT", "SECONDS", "MESSAGE"}, {}};
   for (const auto& c : results) {
     if (c.error) t.rows.push_back({c.context, "-", "Error", "-", c.error->message()});
+    for (const auto& f : c.features) {
+      t.rows.push_back({c.context, "feature " + f.name, std::string(to_string(f.outcome)),
+                        std::to_string(static_cast<long>(std::lround(f.seconds))),
+                        or_dash(f.message)});
+    }
     for (const auto& n : c.nodes) {
       t.rows.push_back({c.context, n.node, std::string(to_string(n.outcome)),
                         std::to_string(static_cast<long>(std::lround(n.seconds))),
@@ -69,7 +87,14 @@ json status_json(const std::vector<ClusterStatus>& clusters) {
       if (!n.error.empty()) node["error"] = n.error;
       nodes.push_back(node);
     }
-    json cluster = {{"context", c.context}, {"nodes", nodes}};
+    json features = json::array();
+    for (const auto& f : c.features) {
+      features.push_back({{"name", f.name},
+                          {"installed", f.installed},
+                          {"ready", f.ready},
+                          {"message", f.message}});
+    }
+    json cluster = {{"context", c.context}, {"features", features}, {"nodes", nodes}};
     if (c.error) cluster["error"] = c.error->message();
     out.push_back(cluster);
   }
@@ -82,6 +107,11 @@ Table status_table(const std::vector<ClusterStatus>& clusters) {
   Table t{{"CONTEXT", "NODE", "PHASE", "IN-SYNC", "DESIRED", "OBSERVED", "MESSAGE"}, {}};
   for (const auto& c : clusters) {
     if (c.error) t.rows.push_back({c.context, "-", "Error", "-", "-", "-", c.error->message()});
+    for (const auto& f : c.features) {
+      if (!f.installed) continue;
+      t.rows.push_back({c.context, "feature " + f.name, f.ready ? "Ready" : "NotReady", "-", "true",
+                        "-", or_dash(f.message)});
+    }
     for (const auto& n : c.nodes) {
       const std::string sync = n.desired.is_null() ? "-" : (n.in_sync ? "yes" : "no");
       t.rows.push_back({c.context, n.node, or_dash(n.phase), sync, compact(n.desired),
@@ -97,6 +127,11 @@ Status rollout_status(const std::vector<ClusterResult>& results) {
     if (c.error) return c.error->with_context("context " + c.context);
   }
   for (const auto& c : results) {
+    for (const auto& f : c.features) {
+      if (f.outcome == NodeOutcome::Failed) {
+        bad.push_back(c.context + " feature " + f.name + " Failed: " + f.message);
+      }
+    }
     for (const auto& n : c.nodes) {
       if (n.outcome != NodeOutcome::Applied && n.outcome != NodeOutcome::AlreadyApplied &&
           n.outcome != NodeOutcome::Skipped) {

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <thread>
 
+#include "cmd/cni_probe.hpp"
 #include "cmd/node_drain.hpp"
+#include "cmd/reconfigure_features.hpp"
 #include "cmd/reconfigure_manifests.hpp"
 #include "fedapi/offloading.hpp"
 #include "reconfig/node_progress.hpp"
@@ -16,7 +18,7 @@ using nlohmann::json;
 using Clock = std::chrono::steady_clock;
 const kube::GroupVersionResource kNodes{"", "v1", "nodes"};
 const kube::GroupVersionResource kPods{"", "v1", "pods"};
-constexpr std::string_view kFieldManager = "kubectl-fed-reconfigure";
+constexpr std::string_view kReconfigureFieldManager = "kubectl-fed-reconfigure";
 // Waiting reasons after which the agent's container will not start by itself.
 const std::vector<std::string> kStuckReasons = {
     "ErrImagePull",         "ImagePullBackOff", "InvalidImageName", "CreateContainerConfigError",
@@ -27,22 +29,9 @@ kube::ResourceRef pod_ref(const std::string& node) {
 }
 
 Status install_agent_objects(kube::DynamicClient& c) {
-  // The namespace is shared with the federation's install (`init`, `join`): created when
-  // missing, never re-applied, so that its labels stay whoever set them.
-  const json ns = reconfigure_namespace();
-  auto existing = c.get(
-      kube::ResourceRef{{"", "v1", "namespaces"}, "", std::string(kReconfigureNamespace), ""});
-  if (!existing && existing.error().is_not_found()) {
-    auto created = c.create_object(ns);
-    if (!created && !created.error().is_already_exists()) {
-      return created.error().to_error().with_context("creating namespace " +
-                                                     std::string(kReconfigureNamespace));
-    }
-  } else if (!existing) {
-    return existing.error().to_error();
-  }
+  FED_TRY(ensure_reconfigure_namespace(c));
   // Our own field manager: `init` applies other objects as "kubectl-fed".
-  kube::ApplyOptions apply{std::string(kFieldManager), true, false};
+  kube::ApplyOptions apply{std::string(kReconfigureFieldManager), true, false};
   for (const auto& o : reconfigure_rbac()) {
     auto r = c.apply_object(o, apply);
     if (!r) {
@@ -197,6 +186,20 @@ void poll_node(kube::DynamicClient& c, Slot& s, Clock::time_point deadline) {
   }
 }
 
+// After a node's CNI switch: a new pod there must get its address from the new network. The
+// node stays cordoned when it does not (drain on): the old network is a --rollback away.
+void check_cni(kube::DynamicClient& c, const ReconfigurePlan& plan, Slot& s,
+               const ProgressFn& progress) {
+  progress(s.result.node + ": checking a new pod's address");
+  auto probed = probe_cni(c, plan, s.result.node, std::chrono::seconds(60));
+  if (!probed) {
+    s.result.outcome = NodeOutcome::Failed;
+    s.result.message = probed.error().message();
+    return;
+  }
+  s.result.message = *probed;
+}
+
 NodeResult pending(const std::string& node) {
   NodeResult r;
   r.node = node;
@@ -226,13 +229,43 @@ std::string_view to_string(NodeOutcome outcome) {
 }
 
 bool ClusterResult::succeeded() const {
-  return !error && std::all_of(nodes.begin(), nodes.end(),
-                               [](const NodeResult& n) { return applied(n.outcome); });
+  return !error && std::all_of(nodes.begin(), nodes.end(), [](const NodeResult& n) {
+    return applied(n.outcome);
+  }) && std::all_of(features.begin(), features.end(), [](const FeatureResult& f) {
+    return applied(f.outcome);
+  });
+}
+
+Status ensure_reconfigure_namespace(kube::DynamicClient& c) {
+  // The namespace is shared with the federation's install (`init`, `join`): created when
+  // missing, never re-applied, so that its labels stay whoever set them.
+  const json ns = reconfigure_namespace();
+  auto existing = c.get(
+      kube::ResourceRef{{"", "v1", "namespaces"}, "", std::string(kReconfigureNamespace), ""});
+  if (!existing && existing.error().is_not_found()) {
+    auto created = c.create_object(ns);
+    if (!created && !created.error().is_already_exists()) {
+      return created.error().to_error().with_context("creating namespace " +
+                                                     std::string(kReconfigureNamespace));
+    }
+  } else if (!existing) {
+    return existing.error().to_error();
+  }
+  return ok();
 }
 
 ClusterResult roll_out(kube::DynamicClient& c, const ReconfigurePlan& plan,
                        const std::string& context, const ProgressFn& progress) {
-  ClusterResult cluster{context, {}, std::nullopt};
+  ClusterResult cluster{context, {}, {}, std::nullopt};
+  for (const auto& feature : plan.features) {
+    FeatureResult r = install_feature(c, feature, plan.image, plan.feature_timeout, progress);
+    progress("feature " + r.name + ": " + std::string(to_string(r.outcome)) +
+             (r.message.empty() ? "" : ": " + r.message));
+    const bool failed = !applied(r.outcome);
+    cluster.features.push_back(std::move(r));
+    if (failed) return cluster;  // the kubelet changes wait for a cluster whose features work
+  }
+  if (plan.changes.changes.empty() && !plan.cni) return cluster;  // features only
   auto names = node_names(c);
   if (!names) {
     cluster.error = names.error();
@@ -242,7 +275,9 @@ ClusterResult roll_out(kube::DynamicClient& c, const ReconfigurePlan& plan,
   for (const auto& batch : batches) {
     for (const auto& n : batch) cluster.nodes.push_back(pending(n));
   }
-  if (auto installed = install_agent_objects(c); !installed) {
+  // The CNI switch's pods call no API: no ServiceAccount or RBAC for them.
+  if (auto installed = plan.cni ? ensure_reconfigure_namespace(c) : install_agent_objects(c);
+      !installed) {
     cluster.error = installed.error();
     return cluster;
   }
@@ -264,6 +299,7 @@ ClusterResult roll_out(kube::DynamicClient& c, const ReconfigurePlan& plan,
     }
     bool all_applied = true;
     for (auto& s : slots) {
+      if (plan.cni && applied(s.result.outcome)) check_cni(c, plan, s, progress);
       s.result.seconds = std::chrono::duration<double>(Clock::now() - s.start).count();
       const NodeOutcome o = s.result.outcome;
       if (applied(o)) (void)c.remove(pod_ref(s.result.node));
@@ -284,7 +320,7 @@ ClusterResult roll_out(kube::DynamicClient& c, const ReconfigurePlan& plan,
       return cluster;
     }
   }
-  if (plan.cleanup == Cleanup::Remove) remove_agent_rbac(c, progress);
+  if (plan.cleanup == Cleanup::Remove && !plan.cni) remove_agent_rbac(c, progress);
   return cluster;
 }
 
@@ -305,8 +341,9 @@ NodeResult node_result_from_pod(const std::string& node, const json& pod, const 
   for (const auto& raw : util::split(log, '\n', util::EmptyParts::Skip)) {
     const std::string line(util::trim(raw));
     if (line.rfind(node + ": ", 0) == 0) result_line = line.substr(node.size() + 2);
-    constexpr std::string_view kErr = "fed-agent reconfigure-node: ";
-    if (line.rfind(kErr, 0) == 0) error_line = line.substr(kErr.size());
+    for (std::string_view err : {"fed-agent reconfigure-node: ", "fed-agent cni-switch: "}) {
+      if (line.rfind(err, 0) == 0) error_line = line.substr(err.size());
+    }
   }
   if (r.exit_code == 0) {
     r.outcome = result_line.rfind("already applied", 0) == 0 ? NodeOutcome::AlreadyApplied

@@ -1,5 +1,6 @@
 #pragma once
-// One cluster's rollout of a reconfiguration: install the agent's namespace and RBAC, then
+// One cluster's rollout of a reconfiguration: install the cluster features asked for
+// (reconfigure_features.hpp), then, for kubelet fields, the agent's namespace and RBAC and
 // node batches of --max-unavailable: cordon and drain when asked, start each node's agent Pod,
 // wait for it, read how it ended, uncordon, next batch. A node that did not apply stops the
 // cluster (later nodes untouched); the RBAC goes after success (--cleanup).
@@ -36,18 +37,32 @@ struct NodeResult {
   double seconds = 0;  // from the node's cordon (or pod creation) to its end
 };
 
+// A cluster feature (reconfigure_features.hpp): Applied, AlreadyApplied or Failed.
+struct FeatureResult {
+  std::string name;
+  NodeOutcome outcome = NodeOutcome::Skipped;
+  std::string message;
+  double seconds = 0;
+};
+
 struct ClusterResult {
   std::string context;
   std::vector<NodeResult> nodes;
+  std::vector<FeatureResult> features;
   std::optional<Error> error;  // the cluster could not be rolled out (unreachable, RBAC, ...)
-  // Applied or AlreadyApplied on every node, and no error.
+  // Applied or AlreadyApplied on every node and feature, and no error.
   bool succeeded() const;
 };
 
 // Called with a one-line progress message ("node1: agent pod started").
 using ProgressFn = std::function<void(const std::string&)>;
 
-// Rolls `plan` out on the cluster behind `client`.
+// Creates the namespace kubectl-fed-system when missing (never re-applied: the federation's
+// install may own its labels).
+Status ensure_reconfigure_namespace(kube::DynamicClient& client);
+
+// Rolls `plan` out on the cluster behind `client`: its cluster features first, then its
+// kubelet fields node by node.
 ClusterResult roll_out(kube::DynamicClient& client, const ReconfigurePlan& plan,
                        const std::string& context, const ProgressFn& progress);
 

@@ -43,7 +43,10 @@ NodeStatus node_status(const json& node, const std::optional<json>& kubeletconfi
 }
 
 ClusterStatus read_status(kube::DynamicClient& client, const std::string& context) {
-  ClusterStatus cluster{context, {}, std::nullopt};
+  ClusterStatus cluster{context, {}, {}, std::nullopt};
+  for (const auto& feature : cluster_features()) {
+    cluster.features.push_back(observe_feature(client, feature));
+  }
   kube::ListOptions real_nodes;
   real_nodes.label_selector = fedapi::kRealNodesSelector;
   auto nodes = client.list_all(kube::ResourceRef{{"", "v1", "nodes"}, "", "", ""}, real_nodes);

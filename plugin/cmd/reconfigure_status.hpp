@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cmd/reconfigure_features.hpp"
 #include "kube/dynamic_client.hpp"
 #include "result/result.hpp"
 
@@ -28,6 +29,7 @@ struct NodeStatus {
 struct ClusterStatus {
   std::string context;
   std::vector<NodeStatus> nodes;
+  std::vector<FeatureState> features;  // every cluster feature, installed or not
   std::optional<Error> error;
 };
 
@@ -37,7 +39,7 @@ NodeStatus node_status(const nlohmann::json& node,
                        const std::optional<nlohmann::json>& kubeletconfig,
                        const std::string& configz_error);
 
-// Reads every node of the cluster behind `client`.
+// Reads every node and cluster feature of the cluster behind `client`.
 ClusterStatus read_status(kube::DynamicClient& client, const std::string& context);
 
 }  // namespace fed::plugin

@@ -113,6 +113,17 @@ Result<std::vector<json>> render_member(const ClusterIdentity& id, const RenderO
   return out;
 }
 
+Result<std::vector<json>> render_feature(std::string_view name, const RenderOptions& options) {
+  FED_ASSIGN_OR_RETURN(auto all, render_all(options));
+  const std::string dir = "features/" + std::string(name) + "/";
+  std::vector<json> out;
+  for (auto& r : all) {
+    if (starts_with(r.path, dir)) out.push_back(std::move(r.object));
+  }
+  if (out.empty()) return fail(ErrorCode::Internal, "no embedded manifests under " + dir);
+  return out;
+}
+
 std::vector<std::string> tenancy_args(const TenancySettings& settings) {
   std::vector<std::string> args{"--namespace-quota", std::to_string(settings.namespace_quota)};
   std::vector<std::string> quota;

@@ -66,6 +66,11 @@ Result<std::vector<nlohmann::json>> render_host(const ClusterIdentity& id,
 Result<std::vector<nlohmann::json>> render_member(const ClusterIdentity& id,
                                                   const RenderOptions& options);
 
+// An optional feature of `kubectl fed reconfigure` (manifests/features/NAME/, e.g. "podpreset"):
+// its objects with the options applied. Never part of init or join.
+Result<std::vector<nlohmann::json>> render_feature(std::string_view name,
+                                                   const RenderOptions& options);
+
 // The arguments of `fed-agent tenancy` for `settings`.
 std::vector<std::string> tenancy_args(const TenancySettings& settings);
 

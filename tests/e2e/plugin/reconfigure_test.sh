@@ -1,9 +1,14 @@
 #!/usr/bin/env bash
 # kubectl fed reconfigure on the testbed's c2 (both nodes, real kubelets): a typo is refused
-# before anything is created; cpuManagerPolicy=static with CPU 0 reserved rolls node by node
+# before anything is created; the PodPreset feature is installed and injects into real pods
+# (podpreset_checks.sh); cpuManagerPolicy=static with CPU 0 reserved rolls node by node, each
+# drained, while HTTP requests to a Service on both nodes all succeed (traffic_checks.sh),
 # through the agent's pods and /configz shows it on both; `reconfigure status -o json` says
 # Succeeded; the RBAC is gone afterwards; CPU 7 (not on this machine) makes node1's kubelet
-# fail, node1 rolls back and is Ready, node2 is not touched. Everything is put back at the end.
+# fail, node1 rolls back and is Ready, node2 is not touched; the agent SIGKILLed mid-change
+# leaves the old or the new config and the same command again converges; a CNI switch gives new
+# pods the new network and --rollback the old one (cni_checks.sh). Everything is put back at
+# the end.
 . "$(dirname "$0")/../lib.sh"
 
 BIN=${FED_BINARY_DIR:?FED_BINARY_DIR: the build directory}
@@ -26,7 +31,10 @@ for n in "${NODES[@]}"; do cp -p "/var/lib/fedtb/c2/$n/kubelet-config.yaml" "$wo
 
 restore() {
   set +e
-  k c2 -n $NS delete pod -l app.kubernetes.io/component=reconfigure-node --wait=true >/dev/null 2>&1
+  declare -F podpreset_restore >/dev/null && podpreset_restore >/dev/null 2>&1
+  declare -F traffic_restore >/dev/null && traffic_restore >/dev/null 2>&1
+  declare -F cni_restore >/dev/null && cni_restore >/dev/null 2>&1
+  k c2 -n $NS delete pod -l app.kubernetes.io/component=reconfigure-node --timeout=60s >/dev/null 2>&1
   k c2 delete clusterrolebinding,clusterrole kubectl-fed:reconfigure-node --ignore-not-found >/dev/null 2>&1
   k c2 -n $NS delete serviceaccount kubectl-fed-reconfigure --ignore-not-found >/dev/null 2>&1
   [ $had_ns = 1 ] || k c2 delete namespace $NS --ignore-not-found --wait=false >/dev/null 2>&1
@@ -69,13 +77,23 @@ grep -q 'did you mean cpuManagerPolicy' "$work/err" && pass "the message suggest
   fail "no suggestion: $(cat "$work/err")"
 expect_eq "no ClusterRole created" "$(k c2 get clusterrole kubectl-fed:reconfigure-node -o name 2>/dev/null)" ""
 
-# 2. The static CPU policy on both nodes, one at a time.
+# 2. The PodPreset API (a CRD and a webhook): podpreset_checks.sh.
+. "$(dirname "$0")/podpreset_checks.sh"
+
+# 3. The static CPU policy on both nodes, one at a time, each drained first, while a client
+#    loop of HTTP requests goes to a Service with a replica on each node (traffic_checks.sh).
+. "$(dirname "$0")/traffic_checks.sh"
+traffic_start
 start=$SECONDS
-rc=0; fed reconfigure --set cpuManagerPolicy=static --set reservedSystemCPUs=0 "${flags[@]}" --timeout 60s -o json \
+rc=0; fed reconfigure --set cpuManagerPolicy=static --set reservedSystemCPUs=0 "${flags[@]}" --drain --timeout 60s -o json \
   >"$work/apply.json" 2>"$work/apply.err" || rc=$?
 cat "$work/apply.json" "$work/apply.err"
 expect_eq "reconfigure exits 0" "$rc" 0
-echo "# rollout of 2 nodes took $((SECONDS - start)) s"
+echo "# rollout of 2 nodes with --drain took $((SECONDS - start)) s"
+traffic_stop
+for n in "${NODES[@]}"; do
+  expect_eq "$n uncordoned after its change" "$(k c2 get node "$n" -o jsonpath='{.spec.unschedulable}')" ""
+done
 expect_eq "both nodes Applied" "$(jq_ '",".join(n["result"] for n in d["clusters"][0]["nodes"])' <"$work/apply.json")" \
   "Applied,Applied"
 for n in "${NODES[@]}"; do
@@ -90,7 +108,7 @@ expect_eq "status: both Succeeded and in sync" \
 expect_eq "RBAC removed after success" "$(k c2 get clusterrole kubectl-fed:reconfigure-node -o name 2>/dev/null)" ""
 expect_eq "no agent pod left" "$(k c2 -n $NS get pods -o name 2>/dev/null | grep -c reconfigure- || true)" 0
 
-# 3. CPU 7 does not exist here: node1's kubelet refuses to start, node1 rolls back, node2 waits.
+# 4. CPU 7 does not exist here: node1's kubelet refuses to start, node1 rolls back, node2 waits.
 node2_pid=$(cat /run/fedtb/pids/c2-node2-kubelet.pid)
 rc=0; fed reconfigure --set reservedSystemCPUs=7 "${flags[@]}" --timeout 25s -o json \
   >"$work/broken.json" 2>"$work/broken.err" || rc=$?
@@ -107,4 +125,51 @@ fed reconfigure status -o json >"$work/status2.json"
 expect_eq "status: node1 RolledBack, node2 still Succeeded" \
   "$(jq_ '",".join(n["phase"] for n in d["clusters"][0]["nodes"])' <"$work/status2.json")" \
   "RolledBack,Succeeded"
+
+# 5. The agent killed (SIGKILL) in the middle of node1's change: the file is the old or the new
+#    text, never a mix; the kubelet comes back Ready by itself; the same command again resumes
+#    and converges on both nodes.
+phase() { k c2 get node "$1" -o jsonpath='{.metadata.annotations.kubectl-fed\.io/reconfigure-phase}'; }
+pods_cap() { configz "$1" | jq_ 'd["kubeletconfig"]["maxPods"]'; }
+old_pods=$(pods_cap node1)
+cp "/var/lib/fedtb/c2/node1/kubelet-config.yaml" "$work/before-kill.yaml"
+fed reconfigure --set maxPods=60 "${flags[@]}" --timeout 60s -o json >"$work/killed.json" 2>"$work/killed.err" &
+fed_pid=$!
+killed_in=""
+for _ in $(seq 600); do  # 120 s in steps of 0.2 s: the phases between Started and Succeeded are short
+  p=$(phase node1)
+  case $p in
+    # Not ConfigWritten: the restart command starts then, and on the testbed it is the agent's
+    # child until it leaves the pod's cgroup (milliseconds later); a kill in that window takes
+    # the restart with it. systemctl restart, a request to PID 1, has no such window.
+    Started | Restarted)
+      pkill -KILL -f 'fed-agent reconfigure-node --node node1' && killed_in=$p && break ;;
+  esac
+  sleep 0.2
+done
+[ -n "$killed_in" ] && pass "the agent was killed in phase $killed_in" || fail "never saw node1's change in progress"
+rc=0; wait $fed_pid || rc=$?
+cat "$work/killed.json" "$work/killed.err"
+expect_eq "the killed run exits 1, node1 Failed, node2 untouched" \
+  "$rc:$(jq_ '",".join(n["result"] for n in d["clusters"][0]["nodes"])' <"$work/killed.json")" "1:Failed,Skipped"
+python3 - "$work/before-kill.yaml" "/var/lib/fedtb/c2/node1/kubelet-config.yaml" <<'PY' && pass "node1's config file is the old or the new text" || fail "node1's config file is neither"
+import sys, yaml
+old, now = (yaml.safe_load(open(f)) for f in sys.argv[1:])
+new = dict(old, maxPods=60)
+sys.exit(0 if now in (old, new) else 1)
+PY
+eventually 90 "node1 is Ready without help after the kill" ready node1
+running=$(pods_cap node1)
+[ "$running" = "$old_pods" ] || [ "$running" = 60 ] && pass "node1 runs maxPods $running (old $old_pods or new 60)" ||
+  fail "node1 runs maxPods $running"
+rc=0; fed reconfigure --set maxPods=60 "${flags[@]}" --timeout 60s -o json >"$work/resumed.json" 2>"$work/resumed.err" || rc=$?
+cat "$work/resumed.json" "$work/resumed.err"
+expect_eq "the same command again exits 0" "$rc" 0
+for n in "${NODES[@]}"; do
+  expect_eq "$n runs maxPods 60" "$(pods_cap "$n")" 60
+  expect_eq "$n phase Succeeded" "$(phase "$n")" Succeeded
+done
+
+# 6. The CNI switch and its rollback on both nodes: cni_checks.sh.
+. "$(dirname "$0")/cni_checks.sh"
 finish

@@ -5,6 +5,7 @@
 
 #include <doctest/doctest.h>
 
+#include "cmd/cni_probe.hpp"
 #include "cmd/node_drain.hpp"
 
 using namespace fed::plugin;
@@ -130,6 +131,58 @@ TEST_CASE("drain evicts ordinary pods, not DaemonSet, mirror, finished or agent 
   json rs = plain;
   rs["metadata"]["ownerReferences"] = json::array({{{"kind", "ReplicaSet"}, {"name", "x"}}});
   CHECK(evictable(rs));
+}
+
+TEST_CASE("drain waits for a pod of a namespace being deleted instead of failing") {
+  // The API server's answer to an eviction in a terminating namespace (seen on the testbed).
+  const auto terminating = fed::kube::ApiError::from_response(
+      403, R"({"kind":"Status","apiVersion":"v1","status":"Failure","reason":"Forbidden",
+      "message":"pods \"other\" is forbidden: unable to create new content in namespace pp because it is being terminated",
+      "details":{"name":"other","kind":"pods","causes":[{"reason":"NamespaceTerminating",
+      "message":"namespace pp is being terminated","field":"metadata.namespace"}]},"code":403})");
+  CHECK(namespace_terminating(terminating));
+  const auto rbac = fed::kube::ApiError::from_response(
+      403, R"({"kind":"Status","apiVersion":"v1","status":"Failure","reason":"Forbidden",
+      "message":"pods \"other\" is forbidden: User \"x\" cannot create resource","code":403})");
+  CHECK_FALSE(namespace_terminating(rbac));
+}
+
+TEST_CASE("the CNI switch's pod: the conf dir only, no privilege, no token, no host PID") {
+  ReconfigurePlan plan;
+  plan.image = "fed.local/fed-agent:dev";
+  plan.cni = CniSwitchPlan{
+      R"({"name": "alt", "dataDir": "/x/{node}"})", "alt", {}, "/v/{node}/net.d", false};
+  const json pod = agent_pod(plan, "node2");
+  const json& spec = pod["spec"];
+  CHECK(spec["hostPID"] == false);
+  CHECK(spec["automountServiceAccountToken"] == false);
+  CHECK_FALSE(spec.contains("serviceAccountName"));
+  const json& c = spec["containers"][0];
+  CHECK(c["securityContext"]["privileged"] == false);
+  CHECK(c["securityContext"]["capabilities"]["drop"] == json{"ALL"});
+  CHECK(c["command"] == json{"/usr/local/bin/fed-agent", "cni-switch", "--node", "node2",
+                             "--cni-conf-dir", "/v/node2/net.d", "--conflist",
+                             R"({"name": "alt", "dataDir": "/x/node2"})"});
+  REQUIRE(spec["volumes"].size() == 1);
+  CHECK(spec["volumes"][0]["hostPath"]["path"] == "/v/node2/net.d");
+  plan.cni->rollback = true;
+  CHECK(agent_pod(plan, "node2")["spec"]["containers"][0]["command"].back() == "--rollback");
+}
+
+TEST_CASE("the CNI probe: a new pod's address must come from the new network") {
+  CniSwitchPlan cni{"{}", "alt", {"10.250.0.0/24", "10.251.0.0/24"}, "/etc/cni/net.d", false};
+  CHECK(probe_ip_problem(cni, "10.251.0.7").empty());
+  CHECK(probe_ip_problem(cni, "10.242.0.9").find("not an address of network alt") !=
+        std::string::npos);
+  CHECK(probe_ip_problem(cni, "").find("no address") != std::string::npos);
+  cni.subnets.clear();  // IPAM we cannot read: any address will do
+  CHECK(probe_ip_problem(cni, "192.168.3.3").empty());
+  cni.rollback = true;
+  CHECK(probe_ip_problem(cni, "10.242.0.9").empty());
+  const json probe = cni_probe_pod("img", "node1");
+  CHECK(probe["metadata"]["name"] == "cni-probe-node1");
+  CHECK(probe["spec"]["nodeName"] == "node1");
+  CHECK(probe["spec"]["automountServiceAccountToken"] == false);
 }
 
 TEST_CASE("the API server's address replaces the Service address in a host-network pod") {

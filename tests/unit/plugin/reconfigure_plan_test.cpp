@@ -18,8 +18,9 @@ ReconfigureOptions with_set(std::vector<std::string> set) {
   return o;
 }
 
-std::string invalid_message(const ReconfigureOptions& o, std::string_view text = "") {
-  auto plan = make_plan(o, text);
+std::string invalid_message(const ReconfigureOptions& o, std::string_view text = "",
+                            std::string_view conflist = "") {
+  auto plan = make_plan(o, text, conflist);
   REQUIRE_FALSE(plan);
   CHECK(plan.error().code() == fed::ErrorCode::Invalid);
   return plan.error().message();
@@ -133,6 +134,77 @@ spec:
   CHECK(invalid_message(o, "kind: FeatureConfig\nspec:\n  kubelet:\n    maxPods: [1]\n")
             .find("spec.kubelet.maxPods") != std::string::npos);
   CHECK(invalid_message(o, "a: [\n").find("not valid YAML") != std::string::npos);
+}
+
+TEST_CASE("podPreset=true asks for a cluster feature, alone or with kubelet fields") {
+  auto only = make_plan(with_set({"podPreset=true"}), "");
+  REQUIRE(only);
+  CHECK(only->features == std::vector<std::string>{"podPreset"});
+  CHECK(only->changes.changes.empty());
+  CHECK(only->set_items.empty());
+  CHECK(only->feature_timeout == std::chrono::seconds(120));
+
+  auto both = make_plan(with_set({"cpuManagerPolicy=static", "podPreset=true"}), "");
+  REQUIRE(both);
+  CHECK(both->features == std::vector<std::string>{"podPreset"});
+  CHECK(both->set_items == std::vector<std::string>{"cpuManagerPolicy=static"});
+
+  CHECK(invalid_message(with_set({"podPreset=false"}))
+            .find("kubectl delete -k "
+                  "manifests/features/podpreset") != std::string::npos);
+  CHECK(invalid_message(with_set({"podPreset=yes"})).find("expected podPreset=true") !=
+        std::string::npos);
+  CHECK(invalid_message(with_set({"podPreset=true", "podPreset=true"})).find("twice") !=
+        std::string::npos);
+
+  ReconfigureOptions o;
+  o.file = "features.yaml";
+  auto from_file = make_plan(o, "kind: FeatureConfig\nspec:\n  podPreset: true\n");
+  REQUIRE(from_file);
+  CHECK(from_file->features == std::vector<std::string>{"podPreset"});
+  const std::string unknown =
+      invalid_message(o, "kind: FeatureConfig\nspec:\n  networkPolicy: true\n");
+  CHECK(unknown.find("spec.networkPolicy: unknown feature") != std::string::npos);
+  CHECK(unknown.find("podPreset") != std::string::npos);
+}
+
+TEST_CASE("--cni-conflist: a checked CNI switch that runs alone; --rollback undoes it") {
+  const std::string alt = R"({"cniVersion": "1.0.0", "name": "alt", "plugins": [
+      {"type": "bridge", "bridge": "cni1", "ipam": {"type": "host-local",
+        "dataDir": "/var/lib/x/{node}/ipam", "ranges": [[{"subnet": "10.250.0.0/24"}]]}}]})";
+  ReconfigureOptions o;
+  o.cni_conflist = "alt.conflist";
+  o.cni_conf_dir = "/var/lib/x/{node}/net.d";
+  auto plan = make_plan(o, "", alt);
+  REQUIRE(plan);
+  REQUIRE(plan->cni);
+  CHECK(plan->cni->network == "alt");
+  CHECK(plan->cni->subnets == std::vector<std::string>{"10.250.0.0/24"});
+  CHECK(plan->cni->conf_dir == "/var/lib/x/{node}/net.d");
+  CHECK_FALSE(plan->cni->rollback);
+  CHECK(plan->changes.changes.empty());
+
+  ReconfigureOptions back;
+  back.rollback = true;
+  auto undo = make_plan(back, "");
+  REQUIRE(undo);
+  CHECK(undo->cni->rollback);
+  CHECK(undo->cni->conf_dir == "/etc/cni/net.d");
+
+  CHECK(invalid_message(o, "", "{").find("alt.conflist: not a JSON object") != std::string::npos);
+  ReconfigureOptions mixed = o;
+  mixed.set = {"maxPods=50"};
+  CHECK(invalid_message(mixed, "", alt).find("runs alone") != std::string::npos);
+  ReconfigureOptions both = o;
+  both.rollback = true;
+  CHECK(invalid_message(both, "", alt).find("without --cni-conflist") != std::string::npos);
+  ReconfigureOptions relative = o;
+  relative.cni_conf_dir = "net.d";
+  CHECK(invalid_message(relative, "", alt).find("--cni-conf-dir net.d") != std::string::npos);
+  ReconfigureOptions dir_only = with_set({"maxPods=50"});
+  dir_only.cni_conf_dir = "/etc/cni/net.d";
+  CHECK(invalid_message(dir_only).find("--cni-conf-dir belongs to a CNI switch") !=
+        std::string::npos);
 }
 
 TEST_CASE("nodes roll sorted by name in batches of --max-unavailable") {

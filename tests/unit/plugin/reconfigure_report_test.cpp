@@ -64,12 +64,35 @@ TEST_CASE("the agent's exit code, log and the Node's phase give the node's resul
   CHECK(no_status.exit_code == -1);
 }
 
+TEST_CASE("a cluster feature is reported per cluster and fails the run when it failed") {
+  ReconfigurePlan with_feature = plan();
+  with_feature.features = {"podPreset"};
+  ClusterResult ready{"c2", {}, {}, std::nullopt};
+  ready.features.push_back(FeatureResult{"podPreset", NodeOutcome::Applied, "", 2.94});
+  ClusterResult broken{"c3", {}, {}, std::nullopt};
+  broken.features.push_back(
+      FeatureResult{"podPreset", NodeOutcome::Failed, "not Ready within 120s: no CA bundle", 120});
+  const json doc = rollout_json(with_feature, {ready, broken});
+  CHECK(doc["desired"]["podPreset"] == true);
+  CHECK(doc["clusters"][0]["features"][0] ==
+        json{{"name", "podPreset"}, {"result", "Applied"}, {"message", ""}, {"seconds", 2.9}});
+  CHECK(doc["clusters"][0]["succeeded"] == true);
+  CHECK(doc["clusters"][1]["succeeded"] == false);
+  const Table t = rollout_table({ready, broken});
+  CHECK(t.rows[0][1] == "feature podPreset");
+  auto status = rollout_status({ready, broken});
+  REQUIRE_FALSE(status);
+  CHECK(status.error().message().find("c3 feature podPreset Failed: not Ready") !=
+        std::string::npos);
+  CHECK(rollout_status({ready}));
+}
+
 TEST_CASE("-o json: per cluster and node, and the exit status") {
-  ClusterResult c2{"c2", {}, std::nullopt};
+  ClusterResult c2{"c2", {}, {}, std::nullopt};
   c2.nodes.push_back(NodeResult{"node1", NodeOutcome::Applied, "Succeeded", 0, "", 12.34});
   c2.nodes.push_back(NodeResult{"node2", NodeOutcome::RolledBack, "RolledBack", 1, "bad", 30});
   c2.nodes.push_back(NodeResult{"node3", NodeOutcome::Skipped, "", -1, "not started", 0});
-  ClusterResult c3{"c3", {}, std::nullopt};
+  ClusterResult c3{"c3", {}, {}, std::nullopt};
   c3.nodes.push_back(NodeResult{"node1", NodeOutcome::AlreadyApplied, "Succeeded", 0, "", 1});
 
   const json doc = rollout_json(plan(), {c2, c3});
@@ -95,7 +118,7 @@ TEST_CASE("-o json: per cluster and node, and the exit status") {
   CHECK(status.error().message().find("c2/node2 RolledBack") != std::string::npos);
   CHECK(rollout_status({c3}));
 
-  ClusterResult down{"c9", {}, fed::Error(fed::ErrorCode::Unavailable, "connection refused")};
+  ClusterResult down{"c9", {}, {}, fed::Error(fed::ErrorCode::Unavailable, "connection refused")};
   auto unreachable = rollout_status({c3, down});
   REQUIRE_FALSE(unreachable);
   CHECK(exit_code_for(unreachable.error()) == ExitCode::Unavailable);
@@ -139,11 +162,11 @@ TEST_CASE("status: desired from the annotations, observed from /configz") {
   CHECK(never.phase.empty());
   CHECK(never.desired.is_null());
 
-  const json doc = status_json({ClusterStatus{"c2", {s, never}, std::nullopt}});
+  const json doc = status_json({ClusterStatus{"c2", {s, never}, {}, std::nullopt}});
   CHECK(doc["kind"] == "ReconfigureStatus");
   CHECK(doc["clusters"][0]["nodes"][0]["phase"] == "Succeeded");
   CHECK(doc["clusters"][0]["nodes"][0]["inSync"] == true);
   CHECK(doc["clusters"][0]["nodes"][1]["phase"] == "");
-  const Table t = status_table({ClusterStatus{"c2", {s, never}, std::nullopt}});
+  const Table t = status_table({ClusterStatus{"c2", {s, never}, {}, std::nullopt}});
   CHECK(t.rows[1] == std::vector<std::string>{"c2", "node2", "-", "-", "-", "-", "-"});
 }

@@ -75,13 +75,16 @@ const ClusterIdentity kMember{"c3", FederationRole::Member, "10.243.0.0/16", "10
 
 }  // namespace
 
-TEST_CASE("the embedded manifests are the files of manifests/kustomization.yaml") {
-  std::ifstream in(std::string(FED_SOURCE_DIR) + "/manifests/kustomization.yaml");
-  REQUIRE(in);
+TEST_CASE(
+    "the embedded manifests are the files of the install's and the features' kustomizations") {
   std::vector<std::string> listed;
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.rfind("  - ", 0) == 0) listed.push_back(line.substr(4));
+  for (const std::string dir : {"", "features/podpreset/"}) {
+    std::ifstream in(std::string(FED_SOURCE_DIR) + "/manifests/" + dir + "kustomization.yaml");
+    REQUIRE(in);
+    std::string line;
+    while (std::getline(in, line)) {
+      if (line.rfind("  - ", 0) == 0) listed.push_back(dir + line.substr(4));
+    }
   }
   std::vector<std::string> embedded;
   for (const auto& m : embedded_manifests()) {
@@ -118,7 +121,37 @@ TEST_CASE("no role grants `*` and nothing binds cluster-admin") {
     }
     CHECK(o["metadata"]["labels"][std::string(kPartOfLabel)] == "kubectl-fed");
   }
-  CHECK(roles == 12);  // a new role must pass the checks above; count them here
+  CHECK(roles == 15);  // a new role must pass the checks above; count them here
+}
+
+TEST_CASE("the PodPreset feature: its objects, only through reconfigure, least privilege") {
+  RenderOptions options;
+  options.image = "registry.example/fed-agent:1";
+  auto objects = render_feature("podpreset", options);
+  REQUIRE(objects);
+  std::set<std::string> kinds;
+  for (const auto& o : *objects)
+    kinds.insert(o["kind"].get<std::string>() + "/" + o["metadata"]["name"].get<std::string>());
+  CHECK(kinds.contains("CustomResourceDefinition/podpresets.settings.kubectl-fed.io"));
+  CHECK(kinds.contains("MutatingWebhookConfiguration/kubectl-fed-podpreset"));
+  CHECK(kinds.contains("Deployment/fed-podpreset"));
+  CHECK(find(*objects, "Deployment",
+             "fed-podpreset")["spec"]["template"]["spec"]["containers"][0]["image"] ==
+        "registry.example/fed-agent:1");
+  CHECK(find(*objects, "MutatingWebhookConfiguration",
+             "kubectl-fed-podpreset")["webhooks"][0]["failurePolicy"] == "Ignore");
+  CHECK(rules(find(*objects, "ClusterRole", "kubectl-fed:podpreset")) ==
+        join_sets({expand("settings.kubectl-fed.io", {"podpresets"}, {"get", "list", "watch"}),
+                   {"admissionregistration.k8s.io|mutatingwebhookconfigurations|get|[\"kubectl-fed-"
+                    "podpreset\"]",
+                    "admissionregistration.k8s.io|mutatingwebhookconfigurations|update|[\"kubectl-"
+                    "fed-podpreset\"]"}}));
+  // Neither init nor join installs it.
+  for (const auto& rendered : {render_host(kHost, options), render_member(kMember, options)}) {
+    REQUIRE(rendered);
+    for (const auto& o : *rendered) CHECK(o["metadata"]["name"] != "fed-podpreset");
+  }
+  CHECK_FALSE(render_feature("nosuch", options));
 }
 
 TEST_CASE("the ClusterRoles grant exactly what docs/JOIN.md lists") {
