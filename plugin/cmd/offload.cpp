@@ -73,6 +73,18 @@ std::string phase_of(const json& off) {
   return off.value("status", json::object()).value("offloadingPhase", "");
 }
 
+}  // namespace
+
+bool ready_for_current_spec(const json& off) {
+  if (!off.is_object() || phase_of(off) != "Ready") return false;
+  const auto generation =
+      off.value("metadata", json::object()).value("generation", std::int64_t{0});
+  return off.value("status", json::object()).value("observedGeneration", std::int64_t{0}) >=
+         generation;
+}
+
+namespace {
+
 // "c2: Ready, c3: CreationLoopBackOff ..." from the per-cluster conditions.
 std::string clusters_summary(const json& off) {
   std::string out;
@@ -317,10 +329,8 @@ Status run_offload(const GlobalOptions& global, const OffloadOptions& o, Output&
   }
   FED_TRY(grant_reflection(*host, o.namespace_name));
   if (o.wait) {
-    FED_TRY(wait_until(
-        *host, o.namespace_name,
-        [](const json& off) { return off.is_object() && phase_of(off) == "Ready"; }, o.timeout,
-        "the offloading of " + o.namespace_name, out));
+    FED_TRY(wait_until(*host, o.namespace_name, ready_for_current_spec, o.timeout,
+                       "the offloading of " + o.namespace_name, out));
   }
   auto now = host->get(offloading_ref(o.namespace_name));
   const json status = now ? now->value("status", json::object()) : json::object();

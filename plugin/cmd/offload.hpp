@@ -40,6 +40,11 @@ struct UnoffloadOptions {
 Result<nlohmann::json> offloading_from_flags(const OffloadOptions& options,
                                              const std::string& host_cluster_id);
 
+// What `offload --wait` waits for: offloadingPhase Ready, written by the controller for the
+// spec as it is now (status.observedGeneration >= metadata.generation). A Ready it wrote before
+// it saw the latest spec (an offloading widened from c3 to c2 and c3) does not count.
+bool ready_for_current_spec(const nlohmann::json& offloading);
+
 Status run_offload(const GlobalOptions& global, const OffloadOptions& options, Output& out);
 Status run_unoffload(const GlobalOptions& global, const UnoffloadOptions& options, Output& out);
 

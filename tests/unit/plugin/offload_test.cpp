@@ -84,3 +84,15 @@ TEST_CASE("offload: DefaultName over 63 characters is refused, not truncated") {
   o.namespace_mapping_strategy = "EnforceSameName";  // the same name fits
   CHECK(offloading_from_flags(o, "c1"));
 }
+
+TEST_CASE("offload --wait: Ready counts only for the spec the controller has seen") {
+  auto off = [](std::int64_t generation, std::int64_t observed, const char* phase) {
+    return nlohmann::json{
+        {"metadata", {{"generation", generation}}},
+        {"status", {{"offloadingPhase", phase}, {"observedGeneration", observed}}}};
+  };
+  CHECK(fed::plugin::ready_for_current_spec(off(2, 2, "Ready")));
+  CHECK_FALSE(fed::plugin::ready_for_current_spec(off(3, 2, "Ready")));  // widened, not seen yet
+  CHECK_FALSE(fed::plugin::ready_for_current_spec(off(3, 3, "InProgress")));
+  CHECK_FALSE(fed::plugin::ready_for_current_spec(nullptr));
+}
