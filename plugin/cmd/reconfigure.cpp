@@ -5,12 +5,12 @@
 #include <memory>
 #include <mutex>
 #include <ostream>
-#include <thread>
 
 #include "cmd/cluster.hpp"
 #include "cmd/reconfigure_features.hpp"
 #include "cmd/reconfigure_manifests.hpp"
 #include "cmd/reconfigure_report.hpp"
+#include "util/parallel_for.hpp"
 #include "util/read_file.hpp"
 
 namespace fed::plugin {
@@ -81,10 +81,8 @@ std::vector<std::string> contexts_of(const GlobalOptions& global) {
 // Runs `work(context, index)` for every context in its own thread.
 template <typename Work>
 void for_each_context(const std::vector<std::string>& contexts, Work work) {
-  std::vector<std::jthread> threads;
-  for (std::size_t i = 0; i < contexts.size(); ++i) {
-    threads.emplace_back([&, i] { work(contexts[i], i); });
-  }
+  util::parallel_for(contexts.size(), contexts.size(),
+                     [&](std::size_t i) { work(contexts[i], i); });
 }
 
 Result<std::shared_ptr<kube::DynamicClient>> client_for(const GlobalOptions& global,
