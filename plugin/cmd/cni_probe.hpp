@@ -15,6 +15,11 @@
 
 namespace fed::plugin {
 
+// On a Node whose CNI switch passed its check: the network new pods get there, and the probe's
+// result line. Removed by --rollback; `reconfigure status` shows them.
+inline constexpr std::string_view kCniNetworkAnnotation = "kubectl-fed.io/cni-network";
+inline constexpr std::string_view kCniProbeAnnotation = "kubectl-fed.io/cni-probe";
+
 // The probe pod for `node`: kubectl-fed-system/cni-probe-NODE, spec.nodeName, the agent image
 // serving nothing for a minute, no service account token, tolerating the cordon.
 nlohmann::json cni_probe_pod(const std::string& image, std::string_view node);

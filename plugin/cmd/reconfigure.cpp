@@ -6,10 +6,11 @@
 #include <mutex>
 #include <ostream>
 
-#include "cmd/cluster.hpp"
+#include "cmd/feature_config_record.hpp"
 #include "cmd/reconfigure_features.hpp"
 #include "cmd/reconfigure_manifests.hpp"
 #include "cmd/reconfigure_report.hpp"
+#include "cmd/reconfigure_targets.hpp"
 #include "util/parallel_for.hpp"
 #include "util/read_file.hpp"
 
@@ -28,9 +29,17 @@ Runner wire_reconfigure(CLI::App& app) {
   app.add_option("-f,--filename", o->file,
                  "A FeatureConfig (fed.kubectl-fed.io/v1alpha1) whose spec.kubelet holds the "
                  "fields to set and spec.podPreset the feature");
-  app.add_option("--max-unavailable", o->max_unavailable,
-                 "Nodes of a cluster changed at the same time (default 1)");
+  auto* max_unavailable =
+      app.add_option("--max-unavailable", o->max_unavailable,
+                     "Nodes of a cluster changed at the same time (default: the FeatureConfig's "
+                     "spec.maxUnavailable, else 1)");
   app.add_flag("--drain", o->drain, "Cordon and drain each node before its change");
+  auto* clusters = app.add_option(
+      "--clusters", o->clusters,
+      "The federation's members to change, by their cluster labels (a label selector such as "
+      "region=eu, or all), chosen on the host --context and each reached through the context "
+      "named after it; default: the FeatureConfig's spec.clusterSelector, else the --context "
+      "clusters themselves");
   app.add_option("--image", o->image,
                  "The fed-agent image the node pods run (default \"" + o->image + "\")");
   app.add_option("--kubelet-config", o->kubelet_config,
@@ -58,12 +67,14 @@ Runner wire_reconfigure(CLI::App& app) {
   app.add_flag("--cleanup", o->cleanup,
                "Remove the agent's ServiceAccount and RBAC after success (default true; "
                "--cleanup=false keeps them)");
-  return [o](const GlobalOptions& global, Output& out) -> Status {
+  return [o, max_unavailable, clusters](const GlobalOptions& global, Output& out) -> Status {
+    o->max_unavailable_given = max_unavailable->count() > 0;
+    o->clusters_given = clusters->count() > 0;
     if (o->action == "status") {
       if (!o->set.empty() || !o->file.empty()) {
         return Error(ErrorCode::Invalid, "reconfigure status takes no --set or -f");
       }
-      return run_reconfigure_status(global, out);
+      return run_reconfigure_status(global, *o, out);
     }
     if (!o->action.empty()) {
       return Error(ErrorCode::Invalid,
@@ -73,28 +84,11 @@ Runner wire_reconfigure(CLI::App& app) {
   };
 }
 
-std::vector<std::string> contexts_of(const GlobalOptions& global) {
-  if (!global.contexts.empty()) return global.contexts;
-  return {global.context};  // empty: the current context
-}
-
 // Runs `work(context, index)` for every context in its own thread.
 template <typename Work>
 void for_each_context(const std::vector<std::string>& contexts, Work work) {
   util::parallel_for(contexts.size(), contexts.size(),
                      [&](std::size_t i) { work(contexts[i], i); });
-}
-
-Result<std::shared_ptr<kube::DynamicClient>> client_for(const GlobalOptions& global,
-                                                        const std::string& context) {
-  GlobalOptions one = global;
-  one.context = context;
-  FED_ASSIGN_OR_RETURN(auto config, rest_config_for(one));
-  return kube::DynamicClient::create(std::move(config));
-}
-
-std::string label(const std::string& context) {
-  return context.empty() ? "(current context)" : context;
 }
 
 Status print_dry_run(const ReconfigurePlan& plan, Output& out) {
@@ -139,7 +133,7 @@ const Command kReconfigureCommand{
         "rollout. `reconfigure status` shows per node what was asked, what the kubelet runs, "
         "the phase and the last error. Unknown fields are refused before anything is touched "
         "(exit 2); a rolled-back or failed node exits 1.",
-    .usage = "reconfigure [status] (--set field=value... | -f FILE) [flags]",
+    .usage = "reconfigure [status] (--set field=value... | -f FILE) [--clusters SEL] [flags]",
     .examples =
         "  # The static CPU manager policy with CPU 0 reserved, one node at a time\n"
         "  kubectl fed reconfigure --context c2 --set cpuManagerPolicy=static \\\n"
@@ -152,8 +146,13 @@ const Command kReconfigureCommand{
         "  kubectl fed reconfigure --context c2 --cni-conflist alt.conflist --drain\n"
         "  kubectl fed reconfigure --context c2 --rollback\n"
         "\n"
-        "  # The PodPreset API on two clusters\n"
+        "  # The PodPreset API on two clusters; then gone again\n"
         "  kubectl fed reconfigure --context c2 --context c3 --set podPreset=true\n"
+        "  kubectl fed reconfigure --context c2 --context c3 --set podPreset=false\n"
+        "\n"
+        "  # Every member of the federation hosted on c1 labelled region=eu; a FeatureConfig\n"
+        "  # with a name is recorded on c1 (kubectl get featureconfigs)\n"
+        "  kubectl fed reconfigure --context c1 --clusters region=eu -f features.yaml\n"
         "\n"
         "  # What each node was asked and runs\n"
         "  kubectl fed reconfigure status --context c2 -o json\n",
@@ -181,36 +180,60 @@ Status run_reconfigure(const GlobalOptions& global, const ReconfigureOptions& op
   }
   FED_ASSIGN_OR_RETURN(const ReconfigurePlan plan, make_plan(options, text, conflist));
   if (plan.dry_run) return print_dry_run(plan, out);
-  const auto contexts = contexts_of(global);
-  std::vector<ClusterResult> results(contexts.size());
+  FED_ASSIGN_OR_RETURN(const Targets targets, resolve_targets(global, plan.cluster_selector));
+  // The record of a FeatureConfig rolled out over members lives on the host.
+  const bool record = targets.host && !plan.feature_config.is_null();
+  const std::string record_name =
+      record ? plan.feature_config["metadata"].value("name", "") : std::string();
+  std::int64_t generation = 0;
+  if (record) {
+    FED_ASSIGN_OR_RETURN(generation,
+                         record_start(*targets.host, plan.feature_config, targets.labels));
+    out.progress(targets.host_label + ": FeatureConfig " + record_name + " Progressing");
+  }
+  std::vector<ClusterResult> results(targets.contexts.size());
   std::mutex progress_mutex;
-  for_each_context(contexts, [&](const std::string& context, std::size_t i) {
+  for_each_context(targets.contexts, [&](const std::string& context, std::size_t i) {
+    const std::string& name = targets.labels[i];
     const ProgressFn progress = [&](const std::string& line) {
       std::lock_guard lock(progress_mutex);
-      out.progress(label(context) + ": " + line);
+      out.progress(name + ": " + line);
     };
     auto client = client_for(global, context);
     if (!client) {
-      results[i] = ClusterResult{label(context), {}, {}, client.error()};
+      results[i] = ClusterResult{name, {}, {}, client.error()};
       return;
     }
-    results[i] = roll_out(**client, plan, label(context), progress);
+    results[i] = roll_out(**client, plan, name, progress);
   });
+  if (record) {
+    if (auto r = record_result(*targets.host, record_name, results, generation); !r) {
+      out.progress(targets.host_label + ": " + r.error().message());
+    }
+  }
   out.print(rollout_json(plan, results),
             [&](std::ostream& os) { os << render_table(rollout_table(results)); });
   return rollout_status(results);
 }
 
-Status run_reconfigure_status(const GlobalOptions& global, Output& out) {
-  const auto contexts = contexts_of(global);
-  std::vector<ClusterStatus> results(contexts.size());
-  for_each_context(contexts, [&](const std::string& context, std::size_t i) {
+Status run_reconfigure_status(const GlobalOptions& global, const ReconfigureOptions& options,
+                              Output& out) {
+  std::optional<std::string> selector;
+  if (options.clusters_given) {
+    auto parsed = kube::LabelSelector::parse(options.clusters == "all" ? "" : options.clusters);
+    if (!parsed) return std::move(parsed).error().with_context("--clusters");
+    selector = parsed->to_string();
+  }
+  FED_ASSIGN_OR_RETURN(const Targets targets, resolve_targets(global, selector));
+  std::vector<ClusterStatus> results(targets.contexts.size());
+  for_each_context(targets.contexts, [&](const std::string& context, std::size_t i) {
+    const std::string& name = targets.labels[i];
     auto client = client_for(global, context);
     if (!client) {
-      results[i] = ClusterStatus{label(context), {}, {}, client.error()};
+      results[i] = ClusterStatus{name, {}, {}, client.error()};
       return;
     }
-    results[i] = read_status(**client, label(context));
+    results[i] = read_status(**client, name);
   });
   out.print(status_json(results),
             [&](std::ostream& os) { os << render_table(status_table(results)); });

@@ -9,12 +9,14 @@
 
 namespace fed::plugin {
 
-// Applies the change to every cluster of --context (repeatable; the current context when none).
+// Applies the change to every cluster of --context (repeatable; the current context when none),
+// or to the federation's members --clusters (or the FeatureConfig) selects on the host.
 // Checks every --set before contacting a cluster (Invalid, exit 2).
 Status run_reconfigure(const GlobalOptions& global, const ReconfigureOptions& options, Output& out);
 
-// Prints the per-node status of every cluster of --context.
-Status run_reconfigure_status(const GlobalOptions& global, Output& out);
+// Prints the per-node status of every cluster of --context, or of the members --clusters selects.
+Status run_reconfigure_status(const GlobalOptions& global, const ReconfigureOptions& options,
+                              Output& out);
 
 // The command table entry.
 extern const Command kReconfigureCommand;

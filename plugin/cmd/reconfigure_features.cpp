@@ -1,5 +1,7 @@
 #include "cmd/reconfigure_features.hpp"
 
+#include <algorithm>
+#include <optional>
 #include <thread>
 
 #include "cmd/apply.hpp"
@@ -20,6 +22,7 @@ struct FeatureObjects {
   std::string_view deployment;  // in kubectl-fed-system
   kube::GroupVersionResource webhook_configuration_kind;
   std::string_view webhook_configuration;
+  std::string_view tls_secret;  // the webhook's own Secret, made by its workload
 };
 
 const FeatureObjects* objects_of(std::string_view name) {
@@ -29,7 +32,8 @@ const FeatureObjects* objects_of(std::string_view name) {
       "podpresets",
       "fed-podpreset",
       {"admissionregistration.k8s.io", "v1", "mutatingwebhookconfigurations"},
-      "kubectl-fed-podpreset"};
+      "kubectl-fed-podpreset",
+      "fed-podpreset-webhook-tls"};
   return name == kPodPresetFeature ? &kPodPreset : nullptr;
 }
 
@@ -46,6 +50,33 @@ std::string deployment_not_ready(const json& deployment) {
   }
   return "";
 }
+
+// How many objects of the feature's API exist, nullopt when the API is not served.
+Result<std::optional<std::size_t>> count_objects(kube::DynamicClient& c, const FeatureObjects& f) {
+  auto list = c.get_raw("/apis/" + std::string(f.api_group_version) + "/" +
+                        std::string(f.resource) + "?limit=500");
+  if (!list) {
+    if (list.error().is_not_found()) return std::optional<std::size_t>{};
+    return list.error().to_error();
+  }
+  const json doc = json::parse(*list, nullptr, false);
+  return std::optional<std::size_t>{doc.is_object() ? doc.value("items", json::array()).size() : 0};
+}
+
+// Makes a feature's result, timed from its construction.
+class FinishFeature {
+ public:
+  explicit FinishFeature(std::string_view name) : name_(name), start_(Clock::now()) {}
+  FeatureResult operator()(NodeOutcome outcome, std::string message) const {
+    return FeatureResult{name_, outcome, std::move(message),
+                         std::chrono::duration<double>(Clock::now() - start_).count()};
+  }
+  Clock::time_point start() const { return start_; }
+
+ private:
+  std::string name_;
+  Clock::time_point start_;
+};
 
 bool has_ca_bundle(const json& configuration) {
   const json webhooks = configuration.value("webhooks", json::array());
@@ -116,14 +147,7 @@ FeatureState observe_feature(kube::DynamicClient& c, std::string_view name) {
 FeatureResult install_feature(kube::DynamicClient& c, std::string_view name,
                               const std::string& image, std::chrono::seconds timeout,
                               const ProgressFn& progress) {
-  FeatureResult result{std::string(name), NodeOutcome::Failed, "", 0};
-  const auto start = Clock::now();
-  auto finish = [&](NodeOutcome outcome, std::string message) {
-    result.outcome = outcome;
-    result.message = std::move(message);
-    result.seconds = std::chrono::duration<double>(Clock::now() - start).count();
-    return result;
-  };
+  const FinishFeature finish(name);
   auto objects = feature_objects(name, image);
   if (!objects) return finish(NodeOutcome::Failed, objects.error().message());
   if (auto ns = ensure_reconfigure_namespace(c); !ns) {
@@ -134,7 +158,7 @@ FeatureResult install_feature(kube::DynamicClient& c, std::string_view name,
   const bool changed = any_change(*applied);
   progress("feature " + std::string(name) + ": " +
            (changed ? "installed, waiting until Ready" : "already installed, checking"));
-  const auto deadline = start + timeout;
+  const auto deadline = finish.start() + timeout;
   FeatureState state = observe_feature(c, name);
   while (!state.ready && Clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::seconds(1));
@@ -148,6 +172,65 @@ FeatureResult install_feature(kube::DynamicClient& c, std::string_view name,
                                            std::string(f->deployment) + ")");
   }
   return finish(changed ? NodeOutcome::Applied : NodeOutcome::AlreadyApplied, "");
+}
+
+}  // namespace fed::plugin
+
+namespace fed::plugin {
+
+FeatureResult remove_feature(kube::DynamicClient& c, std::string_view name,
+                             std::chrono::seconds timeout, const ProgressFn& progress) {
+  const FinishFeature finish(name);
+  const FeatureObjects* f = objects_of(name);
+  auto objects = feature_objects(name, "unused");
+  if (f == nullptr || !objects) return finish(NodeOutcome::Failed, "unknown feature");
+  // Nothing is lost: a CRD takes its objects with it.
+  auto existing = count_objects(c, *f);
+  if (!existing) return finish(NodeOutcome::Failed, existing.error().message());
+  if (existing->value_or(0) > 0) {
+    return finish(NodeOutcome::Failed,
+                  std::to_string(**existing) + " " + std::string(f->resource) +
+                      " exist and would be deleted with the API: delete them first (kubectl "
+                      "get " +
+                      std::string(f->resource) + " -A), then run this again");
+  }
+  const auto rest = std::stable_partition(objects->begin(), objects->end(), [](const json& o) {
+    return o.value("kind", "").find("WebhookConfiguration") != std::string::npos;
+  });
+  std::reverse(rest, objects->end());
+  objects->push_back({{"apiVersion", "v1"},
+                      {"kind", "Secret"},
+                      {"metadata",
+                       {{"name", std::string(f->tls_secret)},
+                        {"namespace", std::string(kReconfigureNamespace)}}}});
+  int deleted = 0;
+  for (const auto& o : *objects) {
+    auto r = c.remove_object(o);
+    if (r) {
+      ++deleted;
+    } else if (!r.error().is_not_found()) {
+      return finish(NodeOutcome::Failed, "deleting " + o.value("kind", "") + " " +
+                                             o["metadata"].value("name", "") + ": " +
+                                             r.error().to_error().message());
+    }
+  }
+  if (deleted == 0 && !existing->has_value()) {
+    return finish(NodeOutcome::AlreadyApplied, "not installed");
+  }
+  progress("feature " + std::string(name) + ": deleted " + std::to_string(deleted) +
+           " object(s), waiting until its API is gone");
+  const auto deadline = finish.start() + timeout;
+  while (observe_feature(c, name).installed) {
+    if (Clock::now() >= deadline) {
+      return finish(
+          NodeOutcome::Failed,
+          "its API is still served after " + std::to_string(timeout.count()) +
+              "s (kubectl get crd " + std::string(f->resource) + "." +
+              std::string(f->api_group_version.substr(0, f->api_group_version.find('/'))) + ")");
+    }
+    std::this_thread::sleep_for(std::chrono::seconds(1));
+  }
+  return finish(NodeOutcome::Removed, "");
 }
 
 }  // namespace fed::plugin

@@ -34,6 +34,14 @@ FeatureResult install_feature(kube::DynamicClient& client, std::string_view name
                               const std::string& image, std::chrono::seconds timeout,
                               const ProgressFn& progress);
 
+// Takes `name` out again (FEATURE=false): its webhook configuration first, so that no request
+// waits on a webhook that is going, then its workload, RBAC, Secret and CRD, in reverse order
+// of installation; waits up to `timeout` until the API is no longer served. Refused (Failed,
+// nothing deleted) while objects of its API exist: they would go with the CRD. Removed,
+// AlreadyApplied (nothing was installed) or Failed.
+FeatureResult remove_feature(kube::DynamicClient& client, std::string_view name,
+                             std::chrono::seconds timeout, const ProgressFn& progress);
+
 // What the cluster behind `client` shows of `name` now.
 FeatureState observe_feature(kube::DynamicClient& client, std::string_view name);
 

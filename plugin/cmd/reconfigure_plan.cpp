@@ -2,8 +2,10 @@
 
 #include <algorithm>
 
+#include "cmd/feature_config.hpp"
 #include "cmd/reconfigure_features.hpp"
 #include "fedapi/manifest.hpp"
+#include "kube/label_selector.hpp"
 #include "reconfig/cni_conflist.hpp"
 #include "util/duration.hpp"
 #include "util/strings.hpp"
@@ -15,50 +17,41 @@ Error invalid(std::string message) {
   return Error(ErrorCode::Invalid, std::move(message));
 }
 
-// A FeatureConfig value as --set text: strings as they are, numbers and booleans as JSON.
-Result<std::string> scalar_text(const std::string& key, const nlohmann::json& value) {
-  if (value.is_string()) return value.get<std::string>();
-  if (value.is_boolean() || value.is_number()) return value.dump();
-  return invalid("FeatureConfig spec." + key + ": expected a string, number or boolean, got " +
-                 value.dump());
-}
-
 bool is_feature(std::string_view key) {
   const auto& known = cluster_features();
   return std::find(known.begin(), known.end(), key) != known.end();
 }
 
-std::string feature_list() {
-  std::vector<std::string> names(cluster_features().begin(), cluster_features().end());
-  return util::join(names, ", ");
-}
+struct SplitItems {
+  std::vector<std::string> on, off;  // cluster features to install and to remove
+  std::vector<std::string> fields;   // kubelet fields
+};
 
-// The items naming a cluster feature (which must say true), and the kubelet fields.
-Result<std::pair<std::vector<std::string>, std::vector<std::string>>> split_features(
-    std::vector<std::string> items) {
-  std::vector<std::string> features, fields;
+// The items naming a cluster feature (which must say true or false), and the kubelet fields.
+Result<SplitItems> split_features(std::vector<std::string> items) {
+  SplitItems out;
   for (auto& item : items) {
     const auto eq = item.find('=');
     const std::string key = item.substr(0, eq);
     if (!is_feature(key)) {
-      fields.push_back(std::move(item));
+      out.fields.push_back(std::move(item));
       continue;
     }
     const std::string value = eq == std::string::npos ? "" : item.substr(eq + 1);
-    if (value == "false") {
-      return invalid("--set " + item +
-                     ": turning a feature off is not supported; remove it by hand with kubectl "
-                     "delete -k manifests/features/" +
-                     util::to_lower(key) + " (the PodPresets go with the CRD)");
+    if (value != "true" && value != "false") {
+      return invalid("--set " + item + ": expected " + key + "=true (install) or " + key +
+                     "=false (remove)");
     }
-    if (value != "true") return invalid("--set " + item + ": expected " + key + "=true");
-    if (std::find(features.begin(), features.end(), key) != features.end()) {
-      return invalid("--set " + key + " is given twice");
+    for (const auto* list : {&out.on, &out.off}) {
+      if (std::find(list->begin(), list->end(), key) != list->end()) {
+        return invalid("--set " + key + " is given twice");
+      }
     }
-    features.push_back(key);
+    (value == "true" ? out.on : out.off).push_back(key);
   }
-  std::sort(features.begin(), features.end());
-  return std::pair{std::move(features), std::move(fields)};
+  std::sort(out.on.begin(), out.on.end());
+  std::sort(out.off.begin(), out.off.end());
+  return out;
 }
 
 Status check_path(std::string_view flag, const std::string& path) {
@@ -69,85 +62,70 @@ Status check_path(std::string_view flag, const std::string& path) {
   return ok();
 }
 
-Result<std::vector<std::string>> items_of(const ReconfigureOptions& o, std::string_view text) {
+// The FeatureConfig of -f; an empty spec when -f was not given.
+Result<FeatureConfigSpec> file_spec(const ReconfigureOptions& o, std::string_view text) {
   if (!o.set.empty() && !o.file.empty()) {
     return invalid("--set and -f are exclusive: put every field in one of them");
   }
-  if (!o.set.empty()) return o.set;
-  if (o.file.empty()) {
-    return invalid("nothing to change: give --set field=value (repeatable) or -f features.yaml");
-  }
+  if (o.file.empty()) return FeatureConfigSpec{};
   FED_ASSIGN_OR_RETURN(auto docs, fedapi::parse_manifests(text, o.file));
   if (docs.size() != 1) {
     return invalid(o.file + ": expected one FeatureConfig document, found " +
                    std::to_string(docs.size()));
   }
-  auto items = set_items_from_feature_config(docs.front());
-  if (!items) return std::move(items).error().with_context(o.file);
-  return items;
+  auto spec = read_feature_config(docs.front());
+  if (!spec) return std::move(spec).error().with_context(o.file);
+  return spec;
 }
 
-}  // namespace
-
-Result<std::vector<std::string>> set_items_from_feature_config(const nlohmann::json& doc) {
-  if (doc.value("kind", "") != "FeatureConfig") {
-    return invalid("expected kind FeatureConfig (apiVersion fed.kubectl-fed.io/v1alpha1), got \"" +
-                   doc.value("kind", "") + "\"");
-  }
-  const auto spec = doc.value("spec", nlohmann::json::object());
-  std::vector<std::string> items;
-  for (const auto& [key, value] : spec.items()) {
-    if (key == "kubelet") continue;
-    if (!is_feature(key)) {
-      return invalid("spec." + key + ": unknown feature; expected kubelet or one of " +
-                     feature_list());
-    }
-    FED_ASSIGN_OR_RETURN(auto text, scalar_text(key, value));
-    items.push_back(key + "=" + text);
-  }
-  const auto kubelet = spec.value("kubelet", nlohmann::json::object());
-  if (!kubelet.is_object() || (kubelet.empty() && items.empty())) {
+Result<CniSwitchPlan> cni_plan(const ReconfigureOptions& o, const FeatureConfigSpec& file,
+                               std::string_view conflist_text) {
+  const bool from_file = o.cni_conflist.empty() && !o.rollback;
+  if (from_file ? !file.items.empty() : (!o.set.empty() || !o.file.empty())) {
     return invalid(
-        "spec.kubelet is empty: give the KubeletConfiguration fields to set, e.g. "
-        "cpuManagerPolicy: static, or a feature (" +
-        feature_list() + ": true)");
-  }
-  for (const auto& [field, value] : kubelet.items()) {
-    if (value.is_object()) {  // featureGates, kubeReserved, evictionHard, ...
-      for (const auto& [key, entry] : value.items()) {
-        FED_ASSIGN_OR_RETURN(auto text, scalar_text("kubelet." + field + "." + key, entry));
-        items.push_back(field + "." + key + "=" + text);
-      }
-      continue;
-    }
-    FED_ASSIGN_OR_RETURN(auto text, scalar_text("kubelet." + field, value));
-    items.push_back(field + "=" + text);
-  }
-  return items;
-}
-
-namespace {
-
-Result<CniSwitchPlan> cni_plan(const ReconfigureOptions& o, std::string_view conflist_text) {
-  if (!o.set.empty() || !o.file.empty()) {
-    return invalid(
-        "a CNI switch runs alone: give --set or -f in a run of their own, before or after it");
+        "a CNI switch runs alone: give --set or -f in a run of their own, before or after it" +
+        std::string(from_file ? " (" + o.file + " has spec.cni and other fields)" : ""));
   }
   if (o.rollback && !o.cni_conflist.empty()) {
     return invalid("--rollback removes the switch's file: give it without --cni-conflist");
   }
   CniSwitchPlan cni;
   cni.rollback = o.rollback;
-  if (!o.cni_conf_dir.empty()) cni.conf_dir = o.cni_conf_dir;
+  if (!o.cni_conf_dir.empty()) {
+    cni.conf_dir = o.cni_conf_dir;
+  } else if (!file.cni_conf_dir.empty()) {
+    cni.conf_dir = file.cni_conf_dir;
+  }
   FED_TRY(check_path("--cni-conf-dir", cni.conf_dir));
   if (cni.rollback) return cni;
+  const std::string text(from_file ? std::string_view(file.cni_conflist) : conflist_text);
+  const std::string where = from_file ? o.file + ": spec.cni.conflist" : o.cni_conflist;
   // Checked as each node gets it, "{node}" replaced.
-  FED_ASSIGN_OR_RETURN(auto list,
-                       reconfig::parse_conflist(for_node(conflist_text, "node"), o.cni_conflist));
-  cni.conflist = std::string(conflist_text);
+  FED_ASSIGN_OR_RETURN(auto list, reconfig::parse_conflist(for_node(text, "node"), where));
+  cni.conflist = text;
   cni.network = list.name;
   cni.subnets = list.subnets;
   return cni;
+}
+
+// --clusters, else the FeatureConfig's spec.clusterSelector, as a canonical selector.
+Result<std::optional<std::string>> cluster_selector(const ReconfigureOptions& o,
+                                                    const FeatureConfigSpec& file) {
+  std::optional<std::string> text = file.cluster_selector;
+  std::string where = o.file + ": spec.clusterSelector";
+  if (o.clusters_given) {
+    text = o.clusters;
+    where = "--clusters";
+  }
+  if (!text) return std::optional<std::string>{};
+  if (util::trim(*text) == "all") return std::optional<std::string>{""};
+  auto selector = kube::LabelSelector::parse(*text);
+  if (!selector) {
+    return invalid(where + " \"" + *text + "\": " + selector.error().message() +
+                   "; expected a label selector over the members' cluster labels (region=eu, "
+                   "tier in (a,b)) or all");
+  }
+  return std::optional<std::string>{selector->to_string()};
 }
 
 }  // namespace
@@ -155,21 +133,25 @@ Result<CniSwitchPlan> cni_plan(const ReconfigureOptions& o, std::string_view con
 Result<ReconfigurePlan> make_plan(const ReconfigureOptions& o, std::string_view file_text,
                                   std::string_view conflist_text) {
   ReconfigurePlan plan;
-  if (!o.cni_conflist.empty() || o.rollback) {
-    FED_ASSIGN_OR_RETURN(plan.cni, cni_plan(o, conflist_text));
+  FED_ASSIGN_OR_RETURN(const FeatureConfigSpec file, file_spec(o, file_text));
+  if (!o.cni_conflist.empty() || o.rollback || !file.cni_conflist.empty()) {
+    FED_ASSIGN_OR_RETURN(plan.cni, cni_plan(o, file, conflist_text));
   } else if (!o.cni_conf_dir.empty()) {
     return invalid("--cni-conf-dir belongs to a CNI switch: add --cni-conflist FILE or --rollback");
   }
-  auto items = plan.cni ? Result<std::vector<std::string>>(std::vector<std::string>{})
-                        : items_of(o, file_text);
-  if (!items) return std::move(items).error();
-  auto split = split_features(std::move(*items));
+  if (!plan.cni && o.set.empty() && o.file.empty()) {
+    return invalid("nothing to change: give --set field=value (repeatable) or -f features.yaml");
+  }
+  auto split = split_features(plan.cni         ? std::vector<std::string>{}
+                              : o.file.empty() ? o.set
+                                               : file.items);
   if (!split) {
     return o.file.empty() ? std::move(split).error()
                           : std::move(split).error().with_context(o.file);
   }
-  plan.features = std::move(split->first);
-  plan.set_items = std::move(split->second);
+  plan.features = std::move(split->on);
+  plan.removed_features = std::move(split->off);
+  plan.set_items = std::move(split->fields);
   if (!plan.set_items.empty()) {
     // The agent's own allow-list: an unknown field fails here with its suggestion.
     auto changes = reconfig::parse_set_args(plan.set_items);
@@ -179,12 +161,16 @@ Result<ReconfigurePlan> make_plan(const ReconfigureOptions& o, std::string_view 
     }
     plan.changes = std::move(*changes);
   }
-  if (o.max_unavailable < 1) {
-    return invalid("--max-unavailable " + std::to_string(o.max_unavailable) +
+  const bool from_file = !o.max_unavailable_given && file.max_unavailable;
+  plan.max_unavailable = from_file ? *file.max_unavailable : o.max_unavailable;
+  if (plan.max_unavailable < 1) {
+    return invalid((from_file ? o.file + ": spec.maxUnavailable " : "--max-unavailable ") +
+                   std::to_string(plan.max_unavailable) +
                    ": expected at least 1 (nodes changed at once in each cluster)");
   }
-  plan.max_unavailable = o.max_unavailable;
-  plan.drain = o.drain ? DrainMode::On : DrainMode::Off;
+  plan.drain = o.drain || file.drain.value_or(false) ? DrainMode::On : DrainMode::Off;
+  FED_ASSIGN_OR_RETURN(plan.cluster_selector, cluster_selector(o, file));
+  if (!file.name.empty()) plan.feature_config = file.document;
   if (o.image.empty()) return invalid("--image: expected an image holding fed-agent");
   plan.image = o.image;
   if (!o.kubelet_config.empty() && !o.kubelet_config_dir.empty()) {

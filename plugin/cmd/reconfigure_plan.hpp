@@ -18,11 +18,14 @@ namespace fed::plugin {
 
 // The flags as given (strings, so that the plan reports bad values itself).
 struct ReconfigureOptions {
-  std::string action;            // "" (apply) or "status"
-  std::vector<std::string> set;  // --set field=value, repeatable
-  std::string file;              // -f FeatureConfig YAML/JSON ("-" = stdin is not supported)
-  int max_unavailable = 1;       // --max-unavailable: nodes changed at once per cluster
-  bool drain = false;            // --drain: cordon and evict pods before a node's change
+  std::string action;                  // "" (apply) or "status"
+  std::vector<std::string> set;        // --set field=value, repeatable
+  std::string file;                    // -f FeatureConfig YAML/JSON ("-" = stdin is not supported)
+  int max_unavailable = 1;             // --max-unavailable: nodes changed at once per cluster
+  bool max_unavailable_given = false;  // else the FeatureConfig's spec.maxUnavailable counts
+  std::string clusters;                // --clusters SEL: members of the federation by label
+  bool clusters_given = false;         // (then "" and "all" mean every member)
+  bool drain = false;                  // --drain: cordon and evict pods before a node's change
   std::string image = "fed.local/fed-agent:dev";  // --image: holds /usr/local/bin/fed-agent
   std::string kubelet_config;      // --kubelet-config PATH ({node} = the node's name)
   std::string kubelet_config_dir;  // --kubelet-config-dir DIR: a drop-in there instead
@@ -58,10 +61,11 @@ enum class Cleanup { Keep, Remove };
 
 // Everything a rollout needs, validated.
 struct ReconfigurePlan {
-  std::vector<std::string> features;   // cluster features to install (podPreset), sorted
-  reconfig::ChangeSet changes;         // kubelet fields; empty when only features are asked
-  std::optional<CniSwitchPlan> cni;    // a CNI switch instead of kubelet fields
-  std::vector<std::string> set_items;  // "field=value", passed to every node's agent
+  std::vector<std::string> features;          // cluster features to install (podPreset), sorted
+  std::vector<std::string> removed_features;  // cluster features to remove (podPreset=false)
+  reconfig::ChangeSet changes;                // kubelet fields; empty when only features are asked
+  std::optional<CniSwitchPlan> cni;           // a CNI switch instead of kubelet fields
+  std::vector<std::string> set_items;         // "field=value", passed to every node's agent
   int max_unavailable = 1;
   DrainMode drain = DrainMode::Off;
   std::string image;
@@ -70,23 +74,27 @@ struct ReconfigurePlan {
   std::chrono::seconds feature_timeout{120};  // a feature's wait until Ready: max(--timeout, 2m)
   Cleanup cleanup = Cleanup::Remove;
   bool dry_run = false;  // --dry-run=client: print the objects, change nothing
+  // The federation's members to reconfigure, by their cluster labels (--clusters, or the
+  // FeatureConfig's spec.clusterSelector), canonical; nullopt: the --context clusters.
+  std::optional<std::string> cluster_selector;
+  // The FeatureConfig of -f when it has a name: recorded on the federation's host with the
+  // outcome in its status. Null otherwise.
+  nlohmann::json feature_config;
 };
 
 // Checks the options. `--set NAME=true` (or FeatureConfig spec.NAME: true) of a cluster feature
-// (reconfigure_features.hpp) asks for that feature; every other item is a kubelet field.
+// (reconfigure_features.hpp) asks for that feature, NAME=false for its removal; every other
+// item is a kubelet field. The FeatureConfig's clusterSelector, maxUnavailable, drain and cni
+// count where no flag says otherwise.
 // Invalid (exit 2) names the flag and the fix: an unknown field (with the allow-list's
-// suggestion), a feature set to anything but true, a bad value, --set and -f together or neither,
+// suggestion), a feature set to anything but true or false, a bad value, a bad --clusters
+// selector, --set and -f together or neither,
 // --max-unavailable below 1, a bad --timeout or --dry-run, a path that is not absolute. `file_text`
 // is the text of -f (read by the caller), empty when -f was not given.
 // `conflist_text` is the text of --cni-conflist (read by the caller). A CNI switch (or its
 // --rollback) runs alone: with --set, -f or a feature it is refused.
 Result<ReconfigurePlan> make_plan(const ReconfigureOptions& options, std::string_view file_text,
                                   std::string_view conflist_text = "");
-
-// The --set items of a FeatureConfig (kind FeatureConfig, spec.kubelet: {field: value}; maps
-// such as featureGates become featureGates.GATE=value; spec.podPreset: true becomes
-// podPreset=true). Invalid names what is wrong, an unknown spec key included.
-Result<std::vector<std::string>> set_items_from_feature_config(const nlohmann::json& doc);
 
 // `nodes` sorted by name, in batches of at most `max_unavailable` (>= 1).
 std::vector<std::vector<std::string>> plan_batches(std::vector<std::string> nodes,

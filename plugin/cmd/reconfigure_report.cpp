@@ -85,6 +85,9 @@ json status_json(const std::vector<ClusterStatus>& clusters) {
                    {"observed", n.observed}, {"inSync", n.in_sync}, {"message", n.message},
                    {"updated", n.updated}};
       if (!n.error.empty()) node["error"] = n.error;
+      node["cni"] = n.cni_network.empty()
+                        ? json(nullptr)
+                        : json{{"network", n.cni_network}, {"probe", n.cni_probe}};
       nodes.push_back(node);
     }
     json features = json::array();
@@ -104,18 +107,21 @@ json status_json(const std::vector<ClusterStatus>& clusters) {
 }
 
 Table status_table(const std::vector<ClusterStatus>& clusters) {
-  Table t{{"CONTEXT", "NODE", "PHASE", "IN-SYNC", "DESIRED", "OBSERVED", "MESSAGE"}, {}};
+  Table t{{"CONTEXT", "NODE", "PHASE", "IN-SYNC", "DESIRED", "OBSERVED", "CNI", "MESSAGE"}, {}};
   for (const auto& c : clusters) {
-    if (c.error) t.rows.push_back({c.context, "-", "Error", "-", "-", "-", c.error->message()});
+    if (c.error) {
+      t.rows.push_back({c.context, "-", "Error", "-", "-", "-", "-", c.error->message()});
+    }
     for (const auto& f : c.features) {
       if (!f.installed) continue;
       t.rows.push_back({c.context, "feature " + f.name, f.ready ? "Ready" : "NotReady", "-", "true",
-                        "-", or_dash(f.message)});
+                        "-", "-", or_dash(f.message)});
     }
     for (const auto& n : c.nodes) {
       const std::string sync = n.desired.is_null() ? "-" : (n.in_sync ? "yes" : "no");
       t.rows.push_back({c.context, n.node, or_dash(n.phase), sync, compact(n.desired),
-                        compact(n.observed), or_dash(n.error.empty() ? n.message : n.error)});
+                        compact(n.observed), or_dash(n.cni_network),
+                        or_dash(n.error.empty() ? n.message : n.error)});
     }
   }
   return t;

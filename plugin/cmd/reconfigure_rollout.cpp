@@ -198,6 +198,16 @@ void check_cni(kube::DynamicClient& c, const ReconfigurePlan& plan, Slot& s,
     return;
   }
   s.result.message = *probed;
+  const bool rollback = plan.cni->rollback;
+  const json annotations = {
+      {std::string(kCniNetworkAnnotation), rollback ? json() : json(plan.cni->network)},
+      {std::string(kCniProbeAnnotation), rollback ? json() : json(*probed)}};
+  auto patched = c.patch(kube::ResourceRef{kNodes, "", s.result.node, ""}, kube::PatchType::Merge,
+                         json{{"metadata", {{"annotations", annotations}}}}.dump());
+  if (!patched) {
+    s.result.message +=
+        " (recording it on the Node failed: " + patched.error().to_error().message() + ")";
+  }
 }
 
 NodeResult pending(const std::string& node) {
@@ -207,7 +217,7 @@ NodeResult pending(const std::string& node) {
 }
 
 bool applied(NodeOutcome o) {
-  return o == NodeOutcome::Applied || o == NodeOutcome::AlreadyApplied;
+  return o == NodeOutcome::Applied || o == NodeOutcome::AlreadyApplied || o == NodeOutcome::Removed;
 }
 
 }  // namespace
@@ -224,6 +234,8 @@ std::string_view to_string(NodeOutcome outcome) {
       return "Failed";
     case NodeOutcome::Skipped:
       return "Skipped";
+    case NodeOutcome::Removed:
+      return "Removed";
   }
   return "Failed";
 }
@@ -257,8 +269,13 @@ Status ensure_reconfigure_namespace(kube::DynamicClient& c) {
 ClusterResult roll_out(kube::DynamicClient& c, const ReconfigurePlan& plan,
                        const std::string& context, const ProgressFn& progress) {
   ClusterResult cluster{context, {}, {}, std::nullopt};
-  for (const auto& feature : plan.features) {
-    FeatureResult r = install_feature(c, feature, plan.image, plan.feature_timeout, progress);
+  std::vector<std::pair<std::string, bool>> features;  // name, install
+  for (const auto& f : plan.removed_features) features.emplace_back(f, false);
+  for (const auto& f : plan.features) features.emplace_back(f, true);
+  for (const auto& [feature, install] : features) {
+    FeatureResult r = install
+                          ? install_feature(c, feature, plan.image, plan.feature_timeout, progress)
+                          : remove_feature(c, feature, plan.feature_timeout, progress);
     progress("feature " + r.name + ": " + std::string(to_string(r.outcome)) +
              (r.message.empty() ? "" : ": " + r.message));
     const bool failed = !applied(r.outcome);

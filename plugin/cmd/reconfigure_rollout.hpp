@@ -25,6 +25,7 @@ enum class NodeOutcome {
   RolledBack,      // the new values failed; the old config runs again
   Failed,          // the agent failed otherwise (refused, rollback failed, timed out)
   Skipped,         // not started: an earlier node of the cluster did not apply
+  Removed,         // a cluster feature was taken out (FEATURE=false)
 };
 std::string_view to_string(NodeOutcome outcome);
 
@@ -37,7 +38,8 @@ struct NodeResult {
   double seconds = 0;  // from the node's cordon (or pod creation) to its end
 };
 
-// A cluster feature (reconfigure_features.hpp): Applied, AlreadyApplied or Failed.
+// A cluster feature (reconfigure_features.hpp): Applied, AlreadyApplied or Failed; its
+// removal: Removed, AlreadyApplied (nothing was installed) or Failed.
 struct FeatureResult {
   std::string name;
   NodeOutcome outcome = NodeOutcome::Skipped;
@@ -61,8 +63,8 @@ using ProgressFn = std::function<void(const std::string&)>;
 // install may own its labels).
 Status ensure_reconfigure_namespace(kube::DynamicClient& client);
 
-// Rolls `plan` out on the cluster behind `client`: its cluster features first, then its
-// kubelet fields node by node.
+// Rolls `plan` out on the cluster behind `client`: its cluster features first (removals,
+// then installs), then its kubelet fields node by node.
 ClusterResult roll_out(kube::DynamicClient& client, const ReconfigurePlan& plan,
                        const std::string& context, const ProgressFn& progress);
 

@@ -1,5 +1,6 @@
 #include "cmd/reconfigure_status.hpp"
 
+#include "cmd/cni_probe.hpp"
 #include "fedapi/offloading.hpp"
 #include "reconfig/change_set.hpp"
 #include "reconfig/node_progress.hpp"
@@ -11,7 +12,11 @@ using nlohmann::json;
 NodeStatus node_status(const json& node, const std::optional<json>& kubeletconfig,
                        const std::string& configz_error) {
   NodeStatus s;
-  s.node = node.value("metadata", json::object()).value("name", "");
+  const json meta = node.value("metadata", json::object());
+  s.node = meta.value("name", "");
+  const json annotations = meta.value("annotations", json::object());
+  s.cni_network = annotations.value(std::string(kCniNetworkAnnotation), "");
+  s.cni_probe = annotations.value(std::string(kCniProbeAnnotation), "");
   s.desired = nullptr;
   s.observed = nullptr;
   auto progress = reconfig::progress_from_node(node);

@@ -24,6 +24,8 @@ struct NodeStatus {
   std::string message;      // the agent's last failure or rollback reason
   std::string updated;      // RFC 3339
   std::string error;        // why the annotations or /configz could not be read
+  std::string cni_network;  // the network a CNI switch gave new pods here; "" = the node's own
+  std::string cni_probe;    // what its check's pod got
 };
 
 struct ClusterStatus {
@@ -33,7 +35,8 @@ struct ClusterStatus {
   std::optional<Error> error;
 };
 
-// The status of one node from its Node object and its kubelet's /configz `kubeletconfig`
+// The status of one node from its Node object (progress and CNI annotations) and its
+// kubelet's /configz `kubeletconfig`
 // (nullopt when /configz could not be read; `configz_error` says why). Pure.
 NodeStatus node_status(const nlohmann::json& node,
                        const std::optional<nlohmann::json>& kubeletconfig,

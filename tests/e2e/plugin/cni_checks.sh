@@ -8,7 +8,10 @@ cni_dir() { echo "/var/lib/fedtb/c2/$1/cni/net.d"; }
 cni_flags=(--image "$IMAGE" --max-unavailable 1 --cni-conf-dir "$CNI_DIR")
 
 cni_restore() {
-  for n in node1 node2; do rm -f "$(cni_dir "$n")/00-kubectl-fed.conflist"; done
+  for n in node1 node2; do
+    rm -f "$(cni_dir "$n")/00-kubectl-fed.conflist"
+    k c2 annotate node "$n" kubectl-fed.io/cni-network- kubectl-fed.io/cni-probe- >/dev/null
+  done
   k c2 delete namespace cni-e2e --ignore-not-found --wait=false
 }
 
@@ -69,6 +72,9 @@ for n in node1 node2; do
 done
 expect_eq "cni: the testbed's own file is untouched" \
   "$(sha256sum "$(cni_dir node1)/10-fedtb.conflist" | cut -d' ' -f1)" "$old_sum"
+fed reconfigure status -o json >"$work/cni-status.json"
+expect_eq "cni: reconfigure status shows the network on both nodes" \
+  "$(jq_ '",".join((n["cni"] or {}).get("network", "-") for n in d["clusters"][0]["nodes"])' <"$work/cni-status.json")" "fedtb-alt,fedtb-alt"
 ip=$(new_pod_ip after-switch node2)
 case $ip in 10.250.0.*) pass "cni: a new pod on node2 got $ip from the new network" ;;
   *) fail "cni: a new pod on node2 got $ip" ;; esac
@@ -80,6 +86,9 @@ for n in node1 node2; do
   [ ! -e "$(cni_dir "$n")/00-kubectl-fed.conflist" ] && pass "cni: $n's switch file is gone" ||
     fail "cni: $n still has the switch's file"
 done
+fed reconfigure status -o json >"$work/cni-status.json"
+expect_eq "cni: after --rollback status shows the nodes' own network" \
+  "$(jq_ '",".join(str(n["cni"]) for n in d["clusters"][0]["nodes"])' <"$work/cni-status.json")" "None,None"
 ip=$(new_pod_ip after-rollback node2)
 python3 -c "import ipaddress,sys; sys.exit(0 if ipaddress.ip_address(sys.argv[1]) in ipaddress.ip_network(sys.argv[2]) else 1)" \
   "$ip" "$old_subnet" 2>/dev/null && pass "cni: a new pod on node2 got $ip from the old network ($old_subnet)" ||

@@ -126,7 +126,7 @@ spec:
 
   CHECK(invalid_message(o, "kind: ConfigMap\n").find("expected kind FeatureConfig") !=
         std::string::npos);
-  CHECK(invalid_message(o, "kind: FeatureConfig\nspec: {}\n").find("spec.kubelet is empty") !=
+  CHECK(invalid_message(o, "kind: FeatureConfig\nspec: {}\n").find("spec: nothing to change") !=
         std::string::npos);
   CHECK(
       invalid_message(o, "kind: FeatureConfig\nspec:\n  kubelet:\n    cpuManagerPolicyy: static\n")
@@ -149,10 +149,14 @@ TEST_CASE("podPreset=true asks for a cluster feature, alone or with kubelet fiel
   CHECK(both->features == std::vector<std::string>{"podPreset"});
   CHECK(both->set_items == std::vector<std::string>{"cpuManagerPolicy=static"});
 
-  CHECK(invalid_message(with_set({"podPreset=false"}))
-            .find("kubectl delete -k "
-                  "manifests/features/podpreset") != std::string::npos);
+  auto off = make_plan(with_set({"podPreset=false", "maxPods=50"}), "");
+  REQUIRE(off);
+  CHECK(off->features.empty());
+  CHECK(off->removed_features == std::vector<std::string>{"podPreset"});
+  CHECK(off->set_items == std::vector<std::string>{"maxPods=50"});
   CHECK(invalid_message(with_set({"podPreset=yes"})).find("expected podPreset=true") !=
+        std::string::npos);
+  CHECK(invalid_message(with_set({"podPreset=true", "podPreset=false"})).find("twice") !=
         std::string::npos);
   CHECK(invalid_message(with_set({"podPreset=true", "podPreset=true"})).find("twice") !=
         std::string::npos);
@@ -164,7 +168,7 @@ TEST_CASE("podPreset=true asks for a cluster feature, alone or with kubelet fiel
   CHECK(from_file->features == std::vector<std::string>{"podPreset"});
   const std::string unknown =
       invalid_message(o, "kind: FeatureConfig\nspec:\n  networkPolicy: true\n");
-  CHECK(unknown.find("spec.networkPolicy: unknown feature") != std::string::npos);
+  CHECK(unknown.find("spec.networkPolicy: unknown") != std::string::npos);
   CHECK(unknown.find("podPreset") != std::string::npos);
 }
 
@@ -205,6 +209,87 @@ TEST_CASE("--cni-conflist: a checked CNI switch that runs alone; --rollback undo
   dir_only.cni_conf_dir = "/etc/cni/net.d";
   CHECK(invalid_message(dir_only).find("--cni-conf-dir belongs to a CNI switch") !=
         std::string::npos);
+}
+
+TEST_CASE("a FeatureConfig's clusterSelector, maxUnavailable and drain count unless flags say") {
+  ReconfigureOptions o;
+  o.file = "features.yaml";
+  const std::string text = R"Y(apiVersion: fed.kubectl-fed.io/v1alpha1
+kind: FeatureConfig
+metadata:
+  name: eu-static-cpu
+spec:
+  clusterSelector: "region=eu,tier in (gold, silver)"
+  maxUnavailable: 2
+  drain: true
+  kubelet:
+    cpuManagerPolicy: static
+  podPreset: true
+)Y";
+  auto plan = make_plan(o, text);
+  REQUIRE(plan);
+  CHECK(plan->max_unavailable == 2);
+  CHECK(plan->drain == DrainMode::On);
+  REQUIRE(plan->cluster_selector);
+  CHECK(*plan->cluster_selector == "region=eu,tier in (gold,silver)");
+  CHECK(plan->feature_config["metadata"]["name"] == "eu-static-cpu");
+  CHECK(plan->features == std::vector<std::string>{"podPreset"});
+  CHECK(plan->set_items == std::vector<std::string>{"cpuManagerPolicy=static"});
+
+  ReconfigureOptions flags = o;
+  flags.max_unavailable = 1;
+  flags.max_unavailable_given = true;
+  flags.clusters = "all";
+  flags.clusters_given = true;
+  auto overridden = make_plan(flags, text);
+  REQUIRE(overridden);
+  CHECK(overridden->max_unavailable == 1);
+  CHECK(*overridden->cluster_selector == "");
+
+  // Without a selector the --context clusters are the targets; without a name nothing is
+  // recorded.
+  auto plain = make_plan(o, "kind: FeatureConfig\nspec:\n  kubelet:\n    maxPods: 50\n");
+  REQUIRE(plain);
+  CHECK_FALSE(plain->cluster_selector);
+  CHECK(plain->feature_config.is_null());
+
+  CHECK(invalid_message(
+            o, "kind: FeatureConfig\nspec:\n  clusterSelector: 'a in ('\n  podPreset: true\n")
+            .find("spec.clusterSelector") != std::string::npos);
+  CHECK(invalid_message(o, "kind: FeatureConfig\nspec:\n  maxUnavailable: 0\n  podPreset: true\n")
+            .find("spec.maxUnavailable 0") != std::string::npos);
+  CHECK(invalid_message(o, "kind: FeatureConfig\nspec:\n  drain: yes please\n  podPreset: true\n")
+            .find("spec.drain: expected true or false") != std::string::npos);
+  ReconfigureOptions bad_flag = with_set({"maxPods=50"});
+  bad_flag.clusters = "region in eu";
+  bad_flag.clusters_given = true;
+  CHECK(invalid_message(bad_flag).find("--clusters \"region in eu\"") != std::string::npos);
+}
+
+TEST_CASE("a FeatureConfig's spec.cni is a CNI switch that runs alone") {
+  ReconfigureOptions o;
+  o.file = "features.yaml";
+  const std::string cni = R"(kind: FeatureConfig
+spec:
+  cni:
+    confDir: /var/lib/x/{node}/net.d
+    conflist:
+      cniVersion: 1.0.0
+      name: alt
+      plugins:
+        - type: bridge
+          bridge: cni1
+          ipam: {type: host-local, ranges: [[{subnet: 10.250.0.0/24}]]}
+)";
+  auto plan = make_plan(o, cni);
+  REQUIRE(plan);
+  REQUIRE(plan->cni);
+  CHECK(plan->cni->network == "alt");
+  CHECK(plan->cni->subnets == std::vector<std::string>{"10.250.0.0/24"});
+  CHECK(plan->cni->conf_dir == "/var/lib/x/{node}/net.d");
+  CHECK(invalid_message(o, cni + "  podPreset: true\n").find("runs alone") != std::string::npos);
+  CHECK(invalid_message(o, "kind: FeatureConfig\nspec:\n  cni: {confDir: /x}\n")
+            .find("spec.cni.conflist: missing") != std::string::npos);
 }
 
 TEST_CASE("nodes roll sorted by name in batches of --max-unavailable") {

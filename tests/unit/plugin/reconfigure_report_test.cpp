@@ -167,6 +167,25 @@ TEST_CASE("status: desired from the annotations, observed from /configz") {
   CHECK(doc["clusters"][0]["nodes"][0]["phase"] == "Succeeded");
   CHECK(doc["clusters"][0]["nodes"][0]["inSync"] == true);
   CHECK(doc["clusters"][0]["nodes"][1]["phase"] == "");
+  CHECK(doc["clusters"][0]["nodes"][1]["cni"].is_null());
   const Table t = status_table({ClusterStatus{"c2", {s, never}, {}, std::nullopt}});
-  CHECK(t.rows[1] == std::vector<std::string>{"c2", "node2", "-", "-", "-", "-", "-"});
+  CHECK(t.rows[1] == std::vector<std::string>{"c2", "node2", "-", "-", "-", "-", "-", "-"});
+}
+
+TEST_CASE("status: a node's CNI switch from its annotations, never reconfigured otherwise") {
+  const json node = {
+      {"metadata",
+       {{"name", "node1"},
+        {"annotations",
+         {{"kubectl-fed.io/cni-network", "fedtb-alt"},
+          {"kubectl-fed.io/cni-probe", "a new pod got 10.250.0.4 from network fedtb-alt"}}}}}};
+  NodeStatus s = node_status(node, json::object(), "");
+  CHECK(s.phase.empty());
+  CHECK(s.cni_network == "fedtb-alt");
+  const json doc = status_json({ClusterStatus{"c2", {s}, {}, std::nullopt}});
+  CHECK(doc["clusters"][0]["nodes"][0]["cni"]["network"] == "fedtb-alt");
+  CHECK(doc["clusters"][0]["nodes"][0]["cni"]["probe"] ==
+        "a new pod got 10.250.0.4 from network fedtb-alt");
+  const Table t = status_table({ClusterStatus{"c2", {s}, {}, std::nullopt}});
+  CHECK(t.rows[0][6] == "fedtb-alt");
 }

@@ -228,7 +228,8 @@ TEST_CASE("host and member objects; the image is substituted") {
             "federatedclusters.fed.kubectl-fed.io", "peerings.fed.kubectl-fed.io",
             "natmappings.fed.kubectl-fed.io", "ipamstates.fed.kubectl-fed.io",
             "endpointmappings.fed.kubectl-fed.io", "directpeerings.fed.kubectl-fed.io",
-            "namespaceoffloadings.fed.kubectl-fed.io", "namespacemaps.fed.kubectl-fed.io"});
+            "namespaceoffloadings.fed.kubectl-fed.io", "namespacemaps.fed.kubectl-fed.io",
+            "featureconfigs.fed.kubectl-fed.io"});
   CHECK(names_of_kind(*host, "Deployment") == std::set<std::string>{"fed-manager"});
   CHECK(names_of_kind(*host, "DaemonSet") == std::set<std::string>{"fed-agent"});
   CHECK(names_of_kind(*host, "ServiceAccount") ==
