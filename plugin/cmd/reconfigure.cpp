@@ -42,6 +42,10 @@ Runner wire_reconfigure(CLI::App& app) {
       "clusters themselves");
   app.add_option("--image", o->image,
                  "The fed-agent image the node pods run (default \"" + o->image + "\")");
+  app.add_option("--distribution", o->distribution,
+                 "The nodes' Kubernetes distribution: its kubelet config, root dir and restart "
+                 "from the agent's table (kubeadm, k3s, eks-al2023, eks, aks, gke; default "
+                 "kubeadm); --kubelet-config and friends override");
   app.add_option("--kubelet-config", o->kubelet_config,
                  "The kubelet's config file on the nodes; {node} is the node's name (default "
                  "/var/lib/kubelet/config.yaml)");

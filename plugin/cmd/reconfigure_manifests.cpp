@@ -131,6 +131,10 @@ std::vector<std::string> agent_command(const ReconfigurePlan& plan, std::string_
   }
   cmd.push_back("--kubelet-root-dir");
   cmd.push_back(for_node(plan.target.root_dir, node));
+  if (!plan.target.distribution.empty()) {
+    cmd.push_back("--distribution");  // the kubelet's unit, and k3s' own restart
+    cmd.push_back(plan.target.distribution);
+  }
   if (!plan.target.restart_command.empty()) {
     cmd.push_back("--restart-command");
     cmd.push_back(for_node(plan.target.restart_command, node));

@@ -7,6 +7,7 @@
 #include "fedapi/manifest.hpp"
 #include "kube/label_selector.hpp"
 #include "reconfig/cni_conflist.hpp"
+#include "reconfig/kubelet_locations.hpp"
 #include "util/duration.hpp"
 #include "util/strings.hpp"
 
@@ -180,13 +181,22 @@ Result<ReconfigurePlan> make_plan(const ReconfigureOptions& o, std::string_view 
   FED_TRY(check_path("--kubelet-config-dir", o.kubelet_config_dir));
   FED_TRY(check_path("--kubelet-root-dir", o.kubelet_root_dir));
   // Inside the agent's pod only mounted paths exist, so the files are named, not detected:
-  // kubeadm's layout unless told otherwise.
+  // the --distribution's layout (the agent's own table), else kubeadm's, unless told otherwise.
+  const std::string distribution = o.distribution.empty() ? "kubeadm" : o.distribution;
+  FED_ASSIGN_OR_RETURN(const reconfig::KubeletLayout* layout, reconfig::find_layout(distribution));
+  plan.target.distribution = o.distribution;
   plan.target.kubelet_config = o.kubelet_config;
   plan.target.kubelet_config_dir = o.kubelet_config_dir;
   if (o.kubelet_config.empty() && o.kubelet_config_dir.empty()) {
-    plan.target.kubelet_config = "/var/lib/kubelet/config.yaml";
+    // A vendor file when there is one; a drop-in directory (k3s) otherwise.
+    if (!layout->config_file.empty()) {
+      plan.target.kubelet_config = layout->config_file;
+    } else {
+      plan.target.kubelet_config_dir = layout->config_dir;
+    }
   }
-  plan.target.root_dir = o.kubelet_root_dir.empty() ? "/var/lib/kubelet" : o.kubelet_root_dir;
+  plan.target.root_dir =
+      o.kubelet_root_dir.empty() ? std::string(layout->root_dir) : o.kubelet_root_dir;
   plan.target.restart_command = std::string(util::trim(o.restart_command));
   auto timeout = util::parse_duration(o.timeout);
   if (!timeout || timeout->count() <= 0) {

@@ -27,6 +27,7 @@ struct ReconfigureOptions {
   bool clusters_given = false;         // (then "" and "all" mean every member)
   bool drain = false;                  // --drain: cordon and evict pods before a node's change
   std::string image = "fed.local/fed-agent:dev";  // --image: holds /usr/local/bin/fed-agent
+  std::string distribution;        // --distribution NAME: the kubelet layout of that vendor
   std::string kubelet_config;      // --kubelet-config PATH ({node} = the node's name)
   std::string kubelet_config_dir;  // --kubelet-config-dir DIR: a drop-in there instead
   std::string kubelet_root_dir;    // --kubelet-root-dir DIR
@@ -54,6 +55,7 @@ struct NodeTarget {
   std::string kubelet_config_dir;  // a drop-in directory
   std::string root_dir;
   std::string restart_command;  // empty: the agent's default (systemd through nsenter)
+  std::string distribution;     // passed to the agent (its kubelet unit, k3s' restart); or ""
 };
 
 enum class DrainMode { Off, On };

@@ -84,6 +84,45 @@ TEST_CASE("kubeadm's default layout mounts /var/lib/kubelet once; a drop-in dir 
   CHECK(pod["spec"]["volumes"][1]["hostPath"]["path"] == "/var/lib/kubelet");
 }
 
+TEST_CASE("--distribution mounts that vendor's paths from the table and tells the agent") {
+  ReconfigureOptions o;
+  o.set = {"maxPods=50"};
+  o.distribution = "eks-al2023";
+  auto plan = make_plan(o, "");
+  REQUIRE(plan);
+  json pod = agent_pod(*plan, "n1");
+  CHECK(pod["spec"]["volumes"][0]["hostPath"]["path"] == "/etc/kubernetes/kubelet");
+  json cmd = pod["spec"]["containers"][0]["command"];
+  auto at = [&](std::string_view flag) {
+    auto it = std::find(cmd.begin(), cmd.end(), flag);
+    return it == cmd.end() || it + 1 == cmd.end() ? std::string() : (it + 1)->get<std::string>();
+  };
+  CHECK(at("--kubelet-config") == "/etc/kubernetes/kubelet/config.json");
+  CHECK(at("--distribution") == "eks-al2023");
+
+  // k3s has no config file of its own: a drop-in in its directory; the agent restarts k3s.
+  o.distribution = "k3s";
+  plan = make_plan(o, "");
+  REQUIRE(plan);
+  cmd = agent_pod(*plan, "n1")["spec"]["containers"][0]["command"];
+  CHECK(at("--kubelet-config-dir") == "/var/lib/rancher/k3s/agent/etc/kubelet.conf.d");
+  CHECK(at("--kubelet-config").empty());
+  CHECK(at("--distribution") == "k3s");
+
+  // An explicit path wins over the table.
+  o.kubelet_config = "/opt/kubelet.yaml";
+  plan = make_plan(o, "");
+  REQUIRE(plan);
+  cmd = agent_pod(*plan, "n1")["spec"]["containers"][0]["command"];
+  CHECK(at("--kubelet-config") == "/opt/kubelet.yaml");
+
+  o.distribution = "openshift";
+  auto unknown = make_plan(o, "");
+  REQUIRE_FALSE(unknown);
+  CHECK(unknown.error().message().find("--distribution openshift: unknown; one of kubeadm, k3s") !=
+        std::string::npos);
+}
+
 TEST_CASE("long node names give a valid pod name") {
   const std::string node(80, 'a');
   const std::string name = agent_pod_name(node);
