@@ -2,8 +2,9 @@
 # kubectl fed reconfigure on the testbed's c2 (both nodes, real kubelets): a typo is refused
 # before anything is created; the PodPreset feature is installed and injects into real pods
 # (podpreset_checks.sh); cpuManagerPolicy=static with CPU 0 reserved rolls node by node, each
-# drained, while HTTP requests to a Service on both nodes all succeed (traffic_checks.sh),
-# through the agent's pods and /configz shows it on both; `reconfigure status -o json` says
+# drained, while HTTP requests to a Service on both nodes all succeed (traffic_checks.sh), and
+# at the same time over c3's nodes; /configz shows it on all four and a Guaranteed pod created
+# afterwards on each has CPU 1 to itself in its cgroup (cpuset_checks.sh); `reconfigure status -o json` says
 # Succeeded; the RBAC is gone afterwards; CPU 7 (not on this machine) makes node1's kubelet
 # fail, node1 rolls back and is Ready, node2 is not touched; the agent SIGKILLed mid-change
 # leaves the old or the new config and the same command again converges; a CNI switch gives new
@@ -20,20 +21,38 @@ NS=kubectl-fed-system
 work=$(mktemp -d)
 
 fed() { "$FED" --kubeconfig "$KC" --context c2 "$@"; }
+fed3() { "$FED" --kubeconfig "$("$TESTBED" kubeconfig c3)" --context c3 "$@"; }
 configz() { k c2 get --raw "/api/v1/nodes/$1/proxy/configz"; }
+configz_in() { k "$1" get --raw "/api/v1/nodes/$2/proxy/configz"; }
 jq_() { python3 -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
 ready() { [ "$(k c2 get node "$1" -o jsonpath='{.status.conditions[?(@.type=="Ready")].status}')" = True ]; }
 policy() { configz "$1" | jq_ 'd["kubeletconfig"].get("cpuManagerPolicy","")'; }
 
 had_ns=0
 k c2 get namespace $NS >/dev/null 2>&1 && had_ns=1
-for n in "${NODES[@]}"; do cp -p "/var/lib/fedtb/c2/$n/kubelet-config.yaml" "$work/$n.yaml"; done
+had_ns3=0
+k c3 get namespace $NS >/dev/null 2>&1 && had_ns3=1
+for n in "${NODES[@]}"; do
+  cp -p "/var/lib/fedtb/c2/$n/kubelet-config.yaml" "$work/$n.yaml"
+  cp -p "/var/lib/fedtb/c3/$n/kubelet-config.yaml" "$work/c3-$n.yaml"
+done
 
 restore() {
   set +e
   declare -F podpreset_restore >/dev/null && podpreset_restore >/dev/null 2>&1
   declare -F traffic_restore >/dev/null && traffic_restore >/dev/null 2>&1
   declare -F cni_restore >/dev/null && cni_restore >/dev/null 2>&1
+  declare -F cpuset_restore >/dev/null && cpuset_restore c2 c3
+  [ $had_ns3 = 1 ] || k c3 delete namespace $NS --ignore-not-found --wait=false >/dev/null 2>&1
+  for n in "${NODES[@]}"; do
+    cp -p "$work/c3-$n.yaml" "/var/lib/fedtb/c3/$n/kubelet-config.yaml"
+    rm -f "/var/lib/fedtb/c3/$n/kubelet/cpu_manager_state" \
+      "/var/lib/fedtb/c3/$n/kubelet-config.yaml.kubectl-fed-backup"
+    "$TESTBED" restart-kubelet c3 "$n" >/dev/null 2>&1
+    k c3 annotate node "$n" kubectl-fed.io/reconfigure-phase- kubectl-fed.io/reconfigure-desired- \
+      kubectl-fed.io/reconfigure-original- kubectl-fed.io/reconfigure-message- \
+      kubectl-fed.io/reconfigure-updated- >/dev/null 2>&1
+  done
   k c2 -n $NS delete pod -l app.kubernetes.io/component=reconfigure-node --timeout=60s >/dev/null 2>&1
   k c2 delete clusterrolebinding,clusterrole kubectl-fed:reconfigure-node --ignore-not-found >/dev/null 2>&1
   k c2 -n $NS delete serviceaccount kubectl-fed-reconfigure --ignore-not-found >/dev/null 2>&1
@@ -82,15 +101,45 @@ expect_eq "no ClusterRole created" "$(k c2 get clusterrole kubectl-fed:reconfigu
 
 # 3. The static CPU policy on both nodes, one at a time, each drained first, while a client
 #    loop of HTTP requests goes to a Service with a replica on each node (traffic_checks.sh).
+#    c3 gets the same at the same time, without drain, from a second run (each cluster's
+#    kubelet paths are its own on the testbed).
+. "$(dirname "$0")/cpuset_checks.sh"
+shared=$(cat /sys/fs/cgroup/cpuset/fedtb-c3-node1/cpuset.cpus)
+expect_eq "before: a Guaranteed pod on c3/node1 shares the node's CPUs" "$(guaranteed_cpuset c3 node1 before)" "$shared"
+k c3 -n cpuset-e2e delete pod before --wait >/dev/null
+host_pid3=$(cat /run/fedtb/pids/c3-etcd.pid)
+flags3=(--image "$IMAGE" --max-unavailable 1
+  --kubelet-config "/var/lib/fedtb/c3/{node}/kubelet-config.yaml"
+  --kubelet-root-dir "/var/lib/fedtb/c3/{node}/kubelet"
+  --restart-command "nsenter -t $host_pid3 -m -- env HOME=$HOME $TESTBED restart-kubelet c3 {node}")
 . "$(dirname "$0")/traffic_checks.sh"
 traffic_start
 start=$SECONDS
+fed3 reconfigure --set cpuManagerPolicy=static --set reservedSystemCPUs=0 "${flags3[@]}" --timeout 60s -o json \
+  >"$work/apply3.json" 2>"$work/apply3.err" &
+c3_pid=$!
 rc=0; fed reconfigure --set cpuManagerPolicy=static --set reservedSystemCPUs=0 "${flags[@]}" --drain --timeout 60s -o json \
   >"$work/apply.json" 2>"$work/apply.err" || rc=$?
 cat "$work/apply.json" "$work/apply.err"
 expect_eq "reconfigure exits 0" "$rc" 0
 echo "# rollout of 2 nodes with --drain took $((SECONDS - start)) s"
 traffic_stop
+rc=0; wait $c3_pid || rc=$?
+cat "$work/apply3.json" "$work/apply3.err"
+expect_eq "c3's run exits 0, both nodes Applied" \
+  "$rc:$(jq_ '",".join(n["result"] for n in d["clusters"][0]["nodes"])' <"$work/apply3.json")" "0:Applied,Applied"
+for n in "${NODES[@]}"; do
+  expect_eq "c3/$n /configz cpuManagerPolicy and reservedSystemCPUs" \
+    "$(configz_in c3 "$n" | jq_ 'd["kubeletconfig"]["cpuManagerPolicy"] + " " + d["kubeletconfig"]["reservedSystemCPUs"]')" "static 0"
+done
+for c in c2 c3; do
+  for n in "${NODES[@]}"; do
+    expect_eq "after: a Guaranteed pod on $c/$n has CPU 1 to itself (its cgroup's cpuset)" \
+      "$(guaranteed_cpuset "$c" "$n" "pinned-$n")" 1
+  done
+done
+# Their CPUs back before the next agent pods (10m each) are admitted.
+for c in c2 c3; do k "$c" delete namespace cpuset-e2e --timeout=90s >/dev/null; done
 for n in "${NODES[@]}"; do
   expect_eq "$n uncordoned after its change" "$(k c2 get node "$n" -o jsonpath='{.spec.unschedulable}')" ""
 done
