@@ -68,6 +68,9 @@ Runner wire_reconfigure(CLI::App& app) {
                  "(default /etc/cni/net.d)");
   app.add_flag("--rollback", o->rollback,
                "Undo a CNI switch: remove its file, so new pods get the previous network");
+  app.add_flag("--wait", o->wait,
+               "Return when every node and feature is done (always: the plugin drives the "
+               "rollout; --wait=false is refused)");
   app.add_flag("--cleanup", o->cleanup,
                "Remove the agent's ServiceAccount and RBAC after success (default true; "
                "--cleanup=false keeps them)");

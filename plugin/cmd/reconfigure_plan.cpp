@@ -134,6 +134,13 @@ Result<std::optional<std::string>> cluster_selector(const ReconfigureOptions& o,
 Result<ReconfigurePlan> make_plan(const ReconfigureOptions& o, std::string_view file_text,
                                   std::string_view conflist_text) {
   ReconfigurePlan plan;
+  if (!o.wait) {
+    // The plugin drives the rollout node by node; nothing in the cluster would go on alone.
+    return invalid(
+        "--wait=false: reconfigure drives the rollout itself and returns when it ends; run it "
+        "in the background (or a CI job) instead, and follow it with `kubectl fed reconfigure "
+        "status`");
+  }
   FED_ASSIGN_OR_RETURN(const FeatureConfigSpec file, file_spec(o, file_text));
   if (!o.cni_conflist.empty() || o.rollback || !file.cni_conflist.empty()) {
     FED_ASSIGN_OR_RETURN(plan.cni, cni_plan(o, file, conflist_text));

@@ -35,6 +35,7 @@ struct ReconfigureOptions {
   std::string timeout = "2m";      // --timeout: the agent's health gate after each restart
   std::string dry_run = "none";    // --dry-run: none or client
   bool cleanup = true;             // --cleanup: remove the agent's RBAC after success
+  bool wait = true;                // --wait: always; --wait=false is refused
   std::string cni_conflist;        // --cni-conflist FILE: the network new pods get
   std::string cni_conf_dir;        // --cni-conf-dir DIR ({node}); default /etc/cni/net.d
   bool rollback = false;           // --rollback: remove the CNI switch's file again

@@ -53,6 +53,11 @@ TEST_CASE("bad flags are refused with exit 2 before any cluster is touched") {
   CHECK(invalid_message(with_set({"maxPods=lots"})).find("maxPods") != std::string::npos);
   CHECK(invalid_message(ReconfigureOptions{}).find("nothing to change") != std::string::npos);
 
+  auto no_wait = with_set({"maxPods=50"});
+  no_wait.wait = false;
+  CHECK(invalid_message(no_wait).find("--wait=false: reconfigure drives the rollout itself") !=
+        std::string::npos);
+
   auto both = with_set({"maxPods=50"});
   both.file = "features.yaml";
   CHECK(invalid_message(both).find("exclusive") != std::string::npos);
