@@ -175,14 +175,15 @@ expect_eq "status: node1 RolledBack, node2 still Succeeded" \
   "$(jq_ '",".join(n["phase"] for n in d["clusters"][0]["nodes"])' <"$work/status2.json")" \
   "RolledBack,Succeeded"
 
-# 5. The agent killed (SIGKILL) in the middle of node1's change: the file is the old or the new
-#    text, never a mix; the kubelet comes back Ready by itself; the same command again resumes
-#    and converges on both nodes.
+# 5. The agent killed (SIGKILL) in the middle of node1's change (a kubelet feature gate and
+#    maxPods, acceptance 2): the file is the old or the new text, never a mix; the kubelet comes
+#    back Ready by itself; the same command again resumes and converges on both nodes, and
+#    /configz shows both values.
 phase() { k c2 get node "$1" -o jsonpath='{.metadata.annotations.kubectl-fed\.io/reconfigure-phase}'; }
 pods_cap() { configz "$1" | jq_ 'd["kubeletconfig"]["maxPods"]'; }
 old_pods=$(pods_cap node1)
 cp "/var/lib/fedtb/c2/node1/kubelet-config.yaml" "$work/before-kill.yaml"
-fed reconfigure --set maxPods=60 "${flags[@]}" --timeout 60s -o json >"$work/killed.json" 2>"$work/killed.err" &
+fed reconfigure --set maxPods=60 --set featureGates.CPUManagerPolicyAlphaOptions=true "${flags[@]}" --timeout 60s -o json >"$work/killed.json" 2>"$work/killed.err" &
 fed_pid=$!
 killed_in=""
 for _ in $(seq 600); do  # 120 s in steps of 0.2 s: the phases between Started and Succeeded are short
@@ -204,18 +205,20 @@ expect_eq "the killed run exits 1, node1 Failed, node2 untouched" \
 python3 - "$work/before-kill.yaml" "/var/lib/fedtb/c2/node1/kubelet-config.yaml" <<'PY' && pass "node1's config file is the old or the new text" || fail "node1's config file is neither"
 import sys, yaml
 old, now = (yaml.safe_load(open(f)) for f in sys.argv[1:])
-new = dict(old, maxPods=60)
+new = dict(old, maxPods=60, featureGates=dict(old.get("featureGates") or {}, CPUManagerPolicyAlphaOptions=True))
 sys.exit(0 if now in (old, new) else 1)
 PY
 eventually 90 "node1 is Ready without help after the kill" ready node1
 running=$(pods_cap node1)
 [ "$running" = "$old_pods" ] || [ "$running" = 60 ] && pass "node1 runs maxPods $running (old $old_pods or new 60)" ||
   fail "node1 runs maxPods $running"
-rc=0; fed reconfigure --set maxPods=60 "${flags[@]}" --timeout 60s -o json >"$work/resumed.json" 2>"$work/resumed.err" || rc=$?
+rc=0; fed reconfigure --set maxPods=60 --set featureGates.CPUManagerPolicyAlphaOptions=true "${flags[@]}" --timeout 60s -o json >"$work/resumed.json" 2>"$work/resumed.err" || rc=$?
 cat "$work/resumed.json" "$work/resumed.err"
 expect_eq "the same command again exits 0" "$rc" 0
 for n in "${NODES[@]}"; do
   expect_eq "$n runs maxPods 60" "$(pods_cap "$n")" 60
+  expect_eq "$n runs the feature gate CPUManagerPolicyAlphaOptions" \
+    "$(configz "$n" | jq_ 'd["kubeletconfig"].get("featureGates", {}).get("CPUManagerPolicyAlphaOptions")')" True
   expect_eq "$n phase Succeeded" "$(phase "$n")" Succeeded
 done
 
