@@ -8,6 +8,7 @@
 #include "federation/network_exchange.hpp"
 #include "federation/object_edits.hpp"
 #include "federation/peering_writer.hpp"
+#include "federation/tunnel_status.hpp"
 
 namespace fed::federation {
 namespace {
@@ -66,7 +67,7 @@ Result<kube::Requeue> DirectPeeringReconciler::link(const json& dp, const std::s
   }
   auto& am = *a->member;
   auto& bm = *b->member;
-  fedapi::TunnelState a_tunnel, b_tunnel;
+  fedapi::TunnelStatus a_tunnel, b_tunnel;
   {
     fabric::ipam::ClusterState a_state, b_state;
     std::uint64_t a_change = 0, b_change = 0;
@@ -90,17 +91,11 @@ Result<kube::Requeue> DirectPeeringReconciler::link(const json& dp, const std::s
     FED_ASSIGN_OR_RETURN(a_tunnel, apply_peering(*am.client, a_side));
     FED_ASSIGN_OR_RETURN(b_tunnel, apply_peering(*bm.client, b_side));
   }
-  const bool connected =
-      a_tunnel == fedapi::TunnelState::Connected && b_tunnel == fedapi::TunnelState::Connected;
-  const auto pair_state =
-      a_tunnel == fedapi::TunnelState::Error || b_tunnel == fedapi::TunnelState::Error
-          ? fedapi::TunnelState::Error
-          : std::min(a_tunnel, b_tunnel);
-  json tunnel{{"state", std::string(fedapi::to_string(pair_state))}, {"backend", "wireguard"}};
+  const auto pair = pair_tunnel_status(a_id, a_tunnel, b_id, b_tunnel);
+  const bool connected = pair.state == fedapi::TunnelState::Connected;
+  json tunnel{{"state", std::string(fedapi::to_string(pair.state))}, {"backend", "wireguard"}};
   FED_TRY(report(dp, connected, connected ? "Peered" : "TunnelPending",
-                 connected ? a_id + " and " + b_id + " are peered directly"
-                           : "waiting for the gateways of " + a_id + " and " + b_id +
-                                 " to report the tunnel connected",
+                 connected ? a_id + " and " + b_id + " are peered directly" : pair.message,
                  tunnel));
   // The gateways report the handshake in the members' Peerings, which are not watched here.
   return kube::Requeue{connected ? 60s : 1s};

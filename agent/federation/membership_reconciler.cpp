@@ -10,6 +10,7 @@
 #include "federation/object_edits.hpp"
 #include "federation/peering_builder.hpp"
 #include "federation/peering_writer.hpp"
+#include "federation/tunnel_status.hpp"
 #include "util/rfc3339.hpp"
 
 namespace fed::federation {
@@ -168,8 +169,8 @@ Result<kube::Requeue> MembershipReconciler::join(const json& fc) {
   FED_ASSIGN_OR_RETURN(auto host_tunnel, apply_peering(*host_.client, host_side));
   FED_ASSIGN_OR_RETURN(auto member_tunnel, apply_peering(*mem.client, member_side));
 
-  const bool connected = host_tunnel == fedapi::TunnelState::Connected &&
-                         member_tunnel == fedapi::TunnelState::Connected;
+  const auto pair = pair_tunnel_status(host_id, host_tunnel, id, member_tunnel);
+  const bool connected = pair.state == fedapi::TunnelState::Connected;
   json networks{
       {"podCIDR", mem.info.pod_cidr.str()},
       {"serviceCIDR", mem.info.service_cidr.str()},
@@ -185,13 +186,8 @@ Result<kube::Requeue> MembershipReconciler::join(const json& fc) {
   else if (!member_gw)
     message = "waiting for the gateway of " + id + " to publish its key";
   else if (!connected)
-    message = "waiting for both gateways to report the tunnel connected";
-  // The pair's state is the worse side's: an error on either, else the one further behind.
-  const auto pair_state =
-      host_tunnel == fedapi::TunnelState::Error || member_tunnel == fedapi::TunnelState::Error
-          ? fedapi::TunnelState::Error
-          : std::min(host_tunnel, member_tunnel);
-  json tunnel{{"state", std::string(fedapi::to_string(pair_state))}, {"backend", "wireguard"}};
+    message = pair.message;  // the gateways' own words: which hop has no handshake
+  json tunnel{{"state", std::string(fedapi::to_string(pair.state))}, {"backend", "wireguard"}};
   if (member_gw) tunnel["gatewayNode"] = member_gw->node;
   // null, not absent: the status is a merge patch, and a stale message must go.
   tunnel["message"] = message.empty() ? json(nullptr) : json(message);

@@ -2,28 +2,16 @@
 
 #include "fedapi/condition.hpp"
 #include "fedapi/group.hpp"
+#include "federation/tunnel_status.hpp"
 #include "util/rfc3339.hpp"
 
 namespace fed::federation {
-namespace {
 
 using nlohmann::json;
 
-fedapi::TunnelState tunnel_state_of(const json& peering) {
-  const std::string s = peering.value("status", json::object())
-                            .value("tunnel", json::object())
-                            .value("state", "Pending");
-  if (s == "Connected") return fedapi::TunnelState::Connected;
-  if (s == "Connecting") return fedapi::TunnelState::Connecting;
-  if (s == "Error") return fedapi::TunnelState::Error;
-  return fedapi::TunnelState::Pending;
-}
-
-}  // namespace
-
-// Applies one side's Peering and its manager-owned status; returns the tunnel state the
-// gateway's agent reported in it.
-Result<fedapi::TunnelState> apply_peering(kube::DynamicClient& c, const PeeringSide& side) {
+// Applies one side's Peering and its manager-owned status; returns the tunnel status (state and
+// the hop-naming message) the gateway's agent reported in it.
+Result<fedapi::TunnelStatus> apply_peering(kube::DynamicClient& c, const PeeringSide& side) {
   const auto ref = fedapi::ref(fedapi::kPeering, side.peer_id);
   auto applied =
       c.apply(ref, peering_object(side), kube::ApplyOptions{std::string(kFieldManager), true});
@@ -47,7 +35,7 @@ Result<fedapi::TunnelState> apply_peering(kube::DynamicClient& c, const PeeringS
     return fail(patched.error().code(), "Peering " + side.peer_id + " status in " + side.local_id +
                                             ": " + patched.error().to_error().message());
   }
-  return tunnel_state_of(*patched);
+  return current_tunnel_status(*patched);
 }
 
 }  // namespace fed::federation

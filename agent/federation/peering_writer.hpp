@@ -12,6 +12,6 @@ namespace fed::federation {
 
 inline constexpr std::string_view kFieldManager = "fed-manager";
 
-Result<fedapi::TunnelState> apply_peering(kube::DynamicClient& client, const PeeringSide& side);
+Result<fedapi::TunnelStatus> apply_peering(kube::DynamicClient& client, const PeeringSide& side);
 
 }  // namespace fed::federation

@@ -2,7 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <ctime>
+#include <vector>
+
+#include "util/strings.hpp"
 
 namespace fed::federation {
 namespace {
@@ -54,6 +58,25 @@ fedapi::TunnelStatus tunnel_error_status(const std::string& interface, const std
                                          const std::string& message) {
   return {fedapi::TunnelState::Error,
           fmt::format("tunnel {} on gateway node {}: {}", interface, node, message)};
+}
+
+fedapi::TunnelStatus pair_tunnel_status(const std::string& a_id, const fedapi::TunnelStatus& a,
+                                        const std::string& b_id, const fedapi::TunnelStatus& b) {
+  using fedapi::TunnelState;
+  fedapi::TunnelStatus out;
+  out.state = a.state == TunnelState::Error || b.state == TunnelState::Error
+                  ? TunnelState::Error
+                  : std::min(a.state, b.state);
+  if (out.state == TunnelState::Connected) return out;
+  std::vector<std::string> sides;
+  for (const auto* side : {&a, &b}) {
+    if (side->state == TunnelState::Connected || side->message.empty()) continue;
+    sides.push_back((side == &a ? a_id : b_id) + ": " + side->message);
+  }
+  out.message = sides.empty() ? "waiting for the gateways of " + a_id + " and " + b_id +
+                                    " to report the tunnel connected"
+                              : util::join(sides, "; ");
+  return out;
 }
 
 fedapi::TunnelStatus current_tunnel_status(const nlohmann::json& peering) {

@@ -35,6 +35,13 @@ fedapi::TunnelStatus peer_tunnel_status(const tunnel::TunnelPeer& peer,
 fedapi::TunnelStatus tunnel_error_status(const std::string& interface, const std::string& node,
                                          const std::string& message);
 
+// The tunnel between two gateways from each side's report (`a` from cluster `a_id`'s Peering):
+// Error when either says so, else the state of the side further behind; the message quotes each
+// side that is not Connected in its gateway's own words, which name the hop ("c1: no handshake
+// with c3's gateway 172.31.0.3:51820 yet; check ..."), or says the gateways have not reported.
+fedapi::TunnelStatus pair_tunnel_status(const std::string& a_id, const fedapi::TunnelStatus& a,
+                                        const std::string& b_id, const fedapi::TunnelStatus& b);
+
 // status.tunnel as `peering` holds it now (Pending with no message when it has none).
 fedapi::TunnelStatus current_tunnel_status(const nlohmann::json& peering);
 
