@@ -32,10 +32,23 @@ had_ns=0
 k c2 get namespace $NS >/dev/null 2>&1 && had_ns=1
 had_ns3=0
 k c3 get namespace $NS >/dev/null 2>&1 && had_ns3=1
-for n in "${NODES[@]}"; do
-  cp -p "/var/lib/fedtb/c2/$n/kubelet-config.yaml" "$work/$n.yaml"
-  cp -p "/var/lib/fedtb/c3/$n/kubelet-config.yaml" "$work/c3-$n.yaml"
+for c in c2 c3; do
+  for n in "${NODES[@]}"; do cp -p "/var/lib/fedtb/$c/$n/kubelet-config.yaml" "$work/$c-$n.yaml"; done
 done
+
+# Cluster $1's kubelets back to the configs saved above, restarted, without our annotations.
+restore_kubelets() {
+  local c=$1 n
+  for n in "${NODES[@]}"; do
+    cp -p "$work/$c-$n.yaml" "/var/lib/fedtb/$c/$n/kubelet-config.yaml"
+    rm -f "/var/lib/fedtb/$c/$n/kubelet/cpu_manager_state" \
+      "/var/lib/fedtb/$c/$n/kubelet-config.yaml.kubectl-fed-backup"
+    "$TESTBED" restart-kubelet "$c" "$n" >/dev/null 2>&1
+    k "$c" annotate node "$n" kubectl-fed.io/reconfigure-phase- kubectl-fed.io/reconfigure-desired- \
+      kubectl-fed.io/reconfigure-original- kubectl-fed.io/reconfigure-message- \
+      kubectl-fed.io/reconfigure-updated- >/dev/null 2>&1
+  done
+}
 
 restore() {
   set +e
@@ -43,29 +56,15 @@ restore() {
   declare -F traffic_restore >/dev/null && traffic_restore >/dev/null 2>&1
   declare -F cni_restore >/dev/null && cni_restore >/dev/null 2>&1
   declare -F cpuset_restore >/dev/null && cpuset_restore c2 c3
-  [ $had_ns3 = 1 ] || k c3 delete namespace $NS --ignore-not-found --wait=false >/dev/null 2>&1
-  for n in "${NODES[@]}"; do
-    cp -p "$work/c3-$n.yaml" "/var/lib/fedtb/c3/$n/kubelet-config.yaml"
-    rm -f "/var/lib/fedtb/c3/$n/kubelet/cpu_manager_state" \
-      "/var/lib/fedtb/c3/$n/kubelet-config.yaml.kubectl-fed-backup"
-    "$TESTBED" restart-kubelet c3 "$n" >/dev/null 2>&1
-    k c3 annotate node "$n" kubectl-fed.io/reconfigure-phase- kubectl-fed.io/reconfigure-desired- \
-      kubectl-fed.io/reconfigure-original- kubectl-fed.io/reconfigure-message- \
-      kubectl-fed.io/reconfigure-updated- >/dev/null 2>&1
+  for c in c2 c3; do
+    k "$c" -n $NS delete pod -l app.kubernetes.io/component=reconfigure-node --timeout=60s >/dev/null 2>&1
+    k "$c" delete clusterrolebinding,clusterrole kubectl-fed:reconfigure-node --ignore-not-found >/dev/null 2>&1
+    k "$c" -n $NS delete serviceaccount kubectl-fed-reconfigure --ignore-not-found >/dev/null 2>&1
   done
-  k c2 -n $NS delete pod -l app.kubernetes.io/component=reconfigure-node --timeout=60s >/dev/null 2>&1
-  k c2 delete clusterrolebinding,clusterrole kubectl-fed:reconfigure-node --ignore-not-found >/dev/null 2>&1
-  k c2 -n $NS delete serviceaccount kubectl-fed-reconfigure --ignore-not-found >/dev/null 2>&1
   [ $had_ns = 1 ] || k c2 delete namespace $NS --ignore-not-found --wait=false >/dev/null 2>&1
-  for n in "${NODES[@]}"; do
-    cp -p "$work/$n.yaml" "/var/lib/fedtb/c2/$n/kubelet-config.yaml"
-    rm -f "/var/lib/fedtb/c2/$n/kubelet/cpu_manager_state" \
-      "/var/lib/fedtb/c2/$n/kubelet-config.yaml.kubectl-fed-backup"
-    "$TESTBED" restart-kubelet c2 "$n" >/dev/null 2>&1
-    k c2 annotate node "$n" kubectl-fed.io/reconfigure-phase- kubectl-fed.io/reconfigure-desired- \
-      kubectl-fed.io/reconfigure-original- kubectl-fed.io/reconfigure-message- \
-      kubectl-fed.io/reconfigure-updated- >/dev/null 2>&1
-  done
+  [ $had_ns3 = 1 ] || k c3 delete namespace $NS --ignore-not-found --wait=false >/dev/null 2>&1
+  restore_kubelets c3
+  restore_kubelets c2
   for n in "${NODES[@]}"; do
     for _ in $(seq 90); do
       [ "$(policy "$n" 2>/dev/null)" = none ] && ready "$n" && break
