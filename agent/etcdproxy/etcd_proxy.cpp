@@ -52,8 +52,7 @@ Status EtcdProxy::start() {
   if (options_.classifier) {
     auto monitor = LeaderHealthMonitor::create(options_, *client_, registry_);
     if (!monitor) {
-      client_.reset();
-      listener_.reset();
+      stop();
       return std::move(monitor).error().with_context("leader+classifier");
     }
     monitor_ = std::move(*monitor);
@@ -69,6 +68,7 @@ Status EtcdProxy::start() {
     status_socket_ = std::move(*socket);
   }
   acceptor_ = std::jthread([this](std::stop_token stop) { accept_loop(stop); });
+  serving_.store(true);
   spdlog::info("etcd-proxy: listening on {} (port {}), policy {}{}, {} members",
                options_.listen_address, port_, etcd::to_string(options_.policy),
                options_.classifier ? "+classifier" : "", options_.members.size());
@@ -76,6 +76,7 @@ Status EtcdProxy::start() {
 }
 
 void EtcdProxy::stop() {
+  serving_.store(false);
   status_socket_.reset();  // first: it renders from everything below
   if (acceptor_.joinable()) {
     acceptor_.request_stop();
@@ -86,14 +87,17 @@ void EtcdProxy::stop() {
     std::lock_guard lock(mu_);
     closing.swap(connections_);
   }
-  closing.clear();   // each destructor closes and joins
-  monitor_.reset();  // before the client it uses
-  client_.reset();   // joins the pollers; no leader callback runs after this
+  closing.clear();  // each destructor closes and joins
+  // Stopped, not freed: view(), status() and leader_health() may run on other threads right now
+  // (ready() too, until it sees serving_ cleared), so the monitor and the client live until the
+  // destructor. The monitor stops first: its thread calls the client.
+  if (monitor_) monitor_->stop();
+  if (client_) client_->stop();  // joins the pollers; no leader callback runs after this
   listener_.reset();
 }
 
 bool EtcdProxy::ready() const {
-  if (!client_) return false;
+  if (!serving_.load()) return false;
   if (options_.policy == etcd::RoutingPolicy::Leader) return client_->leader().has_value();
   for (const auto& m : client_->view().members) {
     if (m.healthy && m.id != 0) return true;

@@ -16,6 +16,7 @@
 // The etcd-proxy role calls run_etcd_proxy() (or owns an EtcdProxy for readiness):
 //   EtcdProxy::create(options, registry) -> start() -> ready()/view()/status() -> stop().
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <list>
@@ -53,11 +54,14 @@ class EtcdProxy final {
   // Binds the listen address (and the status socket, if any), starts the status pollers and
   // the accept thread. Call once.
   Status start();
-  // Stops accepting, closes every forwarded connection and joins all threads. Idempotent.
+  // Stops accepting, closes every forwarded connection and joins all threads. Idempotent. The
+  // accessors below stay safe during and after it: the role's health server calls ready() from
+  // its own threads while the role stops.
   void stop();
 
   // True once new connections can be routed as the policy wants (the leader is known, or for
-  // round-robin a member answered). Thread-safe.
+  // round-robin a member answered); false before start() returned and from stop() on.
+  // Thread-safe.
   bool ready() const;
   // The bound port (useful with port 0).
   std::uint16_t port() const { return port_; }
@@ -86,6 +90,9 @@ class EtcdProxy final {
   std::unique_ptr<LeaderHealthMonitor> monitor_;  // leader+classifier only
   Fd listener_;
   std::uint16_t port_ = 0;
+  // Set at the end of start(), cleared first thing in stop(). ready() reads client_ only when it
+  // is set; the store/load pair also publishes start()'s writes to other threads.
+  std::atomic<bool> serving_{false};
   mutable std::mutex mu_;  // connections_, rr_next_, last_leader_, last_move_
   std::list<std::unique_ptr<ForwardedConnection>> connections_;
   std::size_t rr_next_ = 0;

@@ -108,9 +108,15 @@ Result<std::unique_ptr<EtcdClient>> EtcdClient::create(ClientOptions options) {
 EtcdClient::EtcdClient(std::unique_ptr<State> state) : state_(std::move(state)) {}
 
 EtcdClient::~EtcdClient() {
+  stop();
+}
+
+void EtcdClient::stop() {
   for (auto& t : state_->pollers) t.request_stop();
   state_->wake.notify_all();
-  state_->pollers.clear();  // joins
+  for (auto& t : state_->pollers) {
+    if (t.joinable()) t.join();
+  }
 }
 
 std::size_t EtcdClient::size() const {

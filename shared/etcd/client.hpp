@@ -68,7 +68,7 @@ class EtcdClient final {
  public:
   // Validates the options and starts one status poller per member. Does not wait for a leader.
   static Result<std::unique_ptr<EtcdClient>> create(ClientOptions options);
-  ~EtcdClient();  // stops and joins the pollers
+  ~EtcdClient();  // stop()
   EtcdClient(const EtcdClient&) = delete;
   EtcdClient& operator=(const EtcdClient&) = delete;
 
@@ -103,6 +103,11 @@ class EtcdClient final {
   // Streams the leader's key-value of `name` at each change, like watch.
   Status observe(std::string_view name, const std::function<bool(const KeyValue&)>& on_leader,
                  std::stop_token stop);
+
+  // Stops and joins the status pollers: no on_leader_change call runs once it returns, and
+  // view()/leader() keep answering with the last state learned, so an owner can quiesce the
+  // client while other threads may still read it. Idempotent; not concurrently with itself.
+  void stop();
 
   // Routing state.
   ClusterView view() const;
