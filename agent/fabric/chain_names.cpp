@@ -4,16 +4,9 @@
 #include <cstdint>
 #include <cstdio>
 
-namespace fed::fabric {
+#include "util/fnv1a.hpp"
 
-std::uint32_t fnv1a32(std::string_view s) {
-  std::uint32_t h = 2166136261u;
-  for (unsigned char c : s) {
-    h ^= c;
-    h *= 16777619u;
-  }
-  return h;
-}
+namespace fed::fabric {
 
 std::string mapping_chain(std::string_view cluster_id) {
   constexpr std::size_t kReadable = 6;
@@ -23,7 +16,7 @@ std::string mapping_chain(std::string_view cluster_id) {
     if (std::isalnum(c)) readable.push_back(static_cast<char>(c));
   }
   char hash[9];
-  std::snprintf(hash, sizeof hash, "%08x", fnv1a32(cluster_id));
+  std::snprintf(hash, sizeof hash, "%08x", util::fnv1a32(cluster_id));
   return "FED-MAP-" + readable + "-" + hash;
 }
 

@@ -20,7 +20,4 @@ inline constexpr std::string_view kPostroutingChain = "FED-POSTROUTING";
 // The DNAT chain of one peer's ExternalCIDR mappings: "FED-MAP-<id prefix>-<8 hex>".
 std::string mapping_chain(std::string_view cluster_id);
 
-// 32-bit FNV-1a of `s`: stable across builds and platforms, which std::hash is not.
-std::uint32_t fnv1a32(std::string_view s);
-
 }  // namespace fed::fabric

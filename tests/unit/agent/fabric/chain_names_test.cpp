@@ -1,4 +1,5 @@
 #include "fabric/chain_names.hpp"
+#include "util/fnv1a.hpp"
 
 #include <doctest/doctest.h>
 
@@ -27,7 +28,7 @@ TEST_CASE("ids sharing the part upstream Liqo kept (up to the first '-') get dis
 }
 
 TEST_CASE("names are stable: FNV-1a, not std::hash") {
-  CHECK(fed::fabric::fnv1a32("") == 2166136261u);
-  CHECK(fed::fabric::fnv1a32("a") == 0xe40c292cu);
+  CHECK(fed::util::fnv1a32("") == 2166136261u);
+  CHECK(fed::util::fnv1a32("a") == 0xe40c292cu);
   CHECK(mapping_chain("b") == "FED-MAP-b-" + std::string("e70c2de5"));
 }
