@@ -149,6 +149,7 @@ Status ManagerRunner::start(const agent::RoleContext& ctx) {
   config_reflection_controller_ = kube::make_controller(*config_reflector_, "config-reflection", 2);
   config_reflector_->attach(*config_reflection_controller_);
 
+  prepare_replication();
   FED_TRY(prepare_webhook());
 
   clusters_->start();
@@ -161,6 +162,8 @@ Status ManagerRunner::start(const agent::RoleContext& ctx) {
   endpoint_mappings_->start();
   nat_mappings_->start();
   direct_peerings_->start();
+  replications_->start();
+  replicas_->start();
   FED_TRY(controller_->start());
   FED_TRY(endpoint_controller_->start());
   for (const auto& request : endpoint_reconciler_->startup_requests()) {
@@ -173,6 +176,7 @@ Status ManagerRunner::start(const agent::RoleContext& ctx) {
   FED_TRY(pod_reflection_controller_->start());
   FED_TRY(service_reflection_controller_->start());
   FED_TRY(config_reflection_controller_->start());
+  FED_TRY(replication_controller_->start());
   FED_TRY(start_webhook());
   if (kubelet_controller_) {
     FED_TRY(kubelet_controller_->start());
@@ -180,6 +184,29 @@ Status ManagerRunner::start(const agent::RoleContext& ctx) {
   }
   ready_ = true;
   return ok();
+}
+
+void ManagerRunner::prepare_replication() {
+  replications_ = std::make_unique<kube::Informer>(
+      host_, fedapi::ref_in(fedapi::kDeploymentReplication, "", ""));
+  kube::InformerOptions replica_options;
+  replica_options.label_selector = offload::ReplicationReconciler::replica_selector();
+  replicas_ = std::make_unique<kube::Informer>(
+      host_, kube::ResourceRef{{"apps", "v1", "deployments"}, "", "", ""},
+      std::move(replica_options));
+  replication_reconciler_ = std::make_unique<offload::ReplicationReconciler>(
+      host_, offload::ReplicationInformers{*replications_, *offloadings_, *virtual_nodes_},
+      events_.get());
+  replication_controller_ =
+      make_controller(*replication_reconciler_, "deployment-replication", options_.offload_workers);
+  replication_controller_->watch(*replications_);
+  replication_controller_->watch(*replicas_, offload::ReplicationReconciler::owner_of_replica);
+  replication_controller_->watch(*offloadings_, [this](const nlohmann::json& offloading) {
+    return replication_reconciler_->replications_in_namespace(offloading);
+  });
+  replication_controller_->watch(*virtual_nodes_, [this](const nlohmann::json& node) {
+    return replication_reconciler_->every_replication(node);
+  });
 }
 
 Status ManagerRunner::prepare_webhook() {
@@ -258,9 +285,10 @@ void ManagerRunner::stop() {
   if (webhook_controller_) webhook_controller_->stop();
   if (kubelet_) kubelet_->stop();
   if (kubelet_controller_) kubelet_controller_->stop();
-  for (auto* c : {config_reflection_controller_.get(), service_reflection_controller_.get(),
-                  pod_reflection_controller_.get(), namespace_map_controller_.get(),
-                  offloading_controller_.get(), virtual_node_controller_.get()}) {
+  for (auto* c : {replication_controller_.get(), config_reflection_controller_.get(),
+                  service_reflection_controller_.get(), pod_reflection_controller_.get(),
+                  namespace_map_controller_.get(), offloading_controller_.get(),
+                  virtual_node_controller_.get()}) {
     if (c) c->stop();
   }
   if (pod_reflector_) pod_reflector_->stop();
@@ -271,8 +299,9 @@ void ManagerRunner::stop() {
   if (direct_peerings_) direct_peerings_->stop();
   if (nat_mappings_) nat_mappings_->stop();
   if (endpoint_mappings_) endpoint_mappings_->stop();
-  for (auto* i : {services_.get(), endpoint_slices_.get(), enabled_namespaces_.get(),
-                  offloadings_.get(), namespace_maps_.get(), virtual_nodes_.get()}) {
+  for (auto* i : {replicas_.get(), replications_.get(), services_.get(), endpoint_slices_.get(),
+                  enabled_namespaces_.get(), offloadings_.get(), namespace_maps_.get(),
+                  virtual_nodes_.get()}) {
     if (i) i->stop();
   }
   if (clusters_) clusters_->stop();

@@ -1,8 +1,7 @@
 #pragma once
 // `fed-agent manager`: the federation controllers on the host cluster — membership
 // (FederatedCluster → IPAM on both sides, Peerings, status), endpoint mappings, direct peerings
-// virtual nodes, namespace offloading and pod reflection; the other offloading and replication
-// controllers join here as they arrive.
+// virtual nodes, namespace offloading, reflection and deployment replication.
 
 #include <atomic>
 #include <memory>
@@ -20,6 +19,7 @@
 #include "offload/offloading_reconciler.hpp"
 #include "offload/pod_reflector.hpp"
 #include "offload/pod_webhook.hpp"
+#include "offload/replication_reconciler.hpp"
 #include "offload/service_reflector.hpp"
 #include "offload/virtual_kubelet.hpp"
 #include "offload/virtual_node_reconciler.hpp"
@@ -58,6 +58,8 @@ class ManagerRunner final : public agent::RoleRunner {
   void stop() override;
 
  private:
+  // The DeploymentReplication controller and its informers (replicas, replications).
+  void prepare_replication();
   // The pod webhook's certificates, configuration and server (before the controllers start).
   Status prepare_webhook();
   Status start_webhook();
@@ -96,6 +98,10 @@ class ManagerRunner final : public agent::RoleRunner {
   std::unique_ptr<kube::Informer> endpoint_slices_;  // the host's, all namespaces
   std::unique_ptr<offload::ServiceReflector> service_reflector_;
   std::unique_ptr<kube::Controller> service_reflection_controller_;
+  std::unique_ptr<kube::Informer> replications_;  // DeploymentReplications, all namespaces
+  std::unique_ptr<kube::Informer> replicas_;      // Deployments labelled kubectl-fed.io/replica-of
+  std::unique_ptr<offload::ReplicationReconciler> replication_reconciler_;
+  std::unique_ptr<kube::Controller> replication_controller_;
   std::unique_ptr<offload::ConfigReflector> config_reflector_;
   std::unique_ptr<kube::Controller> config_reflection_controller_;
   std::unique_ptr<offload::WebhookTlsStore> webhook_tls_;

@@ -48,8 +48,9 @@ void set_part_of(json& object) {
 bool wanted(std::string_view path, FederationRole role) {
   if (starts_with(path, "crds/")) {
     // Membership and offloading are the host's business; members get the peering kinds.
-    for (std::string_view host_only : {"federatedclusters", "endpointmappings", "directpeerings",
-                                       "namespaceoffloadings", "namespacemaps", "featureconfigs"}) {
+    for (std::string_view host_only :
+         {"federatedclusters", "endpointmappings", "directpeerings", "namespaceoffloadings",
+          "namespacemaps", "featureconfigs", "deploymentreplications"}) {
       if (path.find(host_only) != std::string_view::npos) return role == FederationRole::Host;
     }
     return true;

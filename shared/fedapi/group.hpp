@@ -1,7 +1,7 @@
 #pragma once
 // The federation's API: one group and version for every kind (manifests/crds/ defines them),
 // the plural resource names the REST paths use, and the label prefix. Kinds are cluster-scoped
-// except NamespaceOffloading, which lives in the namespace it offloads.
+// except NamespaceOffloading and DeploymentReplication, which live in the namespace they act on.
 
 #include <string>
 #include <string_view>
@@ -44,6 +44,8 @@ inline constexpr Kind kEndpointMapping{"EndpointMapping", "endpointmappings",
 inline constexpr Kind kNamespaceOffloading{"NamespaceOffloading", "namespaceoffloadings",
                                            "NamespaceOffloadingList"};
 inline constexpr Kind kNamespaceMap{"NamespaceMap", "namespacemaps", "NamespaceMapList"};
+inline constexpr Kind kDeploymentReplication{"DeploymentReplication", "deploymentreplications",
+                                             "DeploymentReplicationList"};
 
 // group/version/resource of `kind`, for the REST client.
 inline kube::GroupVersionResource gvr(const Kind& kind) {

@@ -121,7 +121,7 @@ TEST_CASE("no role grants `*` and nothing binds cluster-admin") {
     }
     CHECK(o["metadata"]["labels"][std::string(kPartOfLabel)] == "kubectl-fed");
   }
-  CHECK(roles == 15);  // a new role must pass the checks above; count them here
+  CHECK(roles == 17);  // a new role must pass the checks above; count them here
 }
 
 TEST_CASE("the PodPreset feature: its objects, only through reconfigure, least privilege") {
@@ -229,14 +229,15 @@ TEST_CASE("host and member objects; the image is substituted") {
             "natmappings.fed.kubectl-fed.io", "ipamstates.fed.kubectl-fed.io",
             "endpointmappings.fed.kubectl-fed.io", "directpeerings.fed.kubectl-fed.io",
             "namespaceoffloadings.fed.kubectl-fed.io", "namespacemaps.fed.kubectl-fed.io",
-            "featureconfigs.fed.kubectl-fed.io"});
+            "featureconfigs.fed.kubectl-fed.io", "deploymentreplications.fed.kubectl-fed.io"});
   CHECK(names_of_kind(*host, "Deployment") == std::set<std::string>{"fed-manager"});
   CHECK(names_of_kind(*host, "DaemonSet") == std::set<std::string>{"fed-agent"});
   CHECK(names_of_kind(*host, "ServiceAccount") ==
         std::set<std::string>{"fed-agent", "fed-manager"});
   CHECK(names_of_kind(*host, "ClusterRole") ==
-        std::set<std::string>{"kubectl-fed:agent", "kubectl-fed:manager",
-                              "kubectl-fed:manager-reflection"});
+        std::set<std::string>{
+            "kubectl-fed:agent", "kubectl-fed:manager", "kubectl-fed:manager-reflection",
+            "kubectl-fed:deploymentreplications-edit", "kubectl-fed:deploymentreplications-view"});
   for (const char* kind : {"Deployment", "DaemonSet"}) {
     for (const auto& o : *host) {
       if (o["kind"] != kind) continue;
@@ -307,7 +308,13 @@ TEST_CASE(
   CHECK(names_of_kind(*host, "ValidatingAdmissionPolicy") ==
         std::set<std::string>{"kubectl-fed-manager-virtual-nodes-only",
                               "kubectl-fed-manager-virtual-node-pods-only",
-                              "kubectl-fed-manager-own-kubelet-serving-csrs-only"});
+                              "kubectl-fed-manager-own-kubelet-serving-csrs-only",
+                              "kubectl-fed-manager-replicas-only"});
+  // Deployment replication: Deployments written only through the policy (replicas), never patched.
+  CHECK(manager.count("apps|deployments|create") == 1);
+  CHECK(manager.count("apps|deployments|patch") == 0);
+  CHECK(manager.count("fed.kubectl-fed.io|deploymentreplications|create") == 0);
+  CHECK(manager.count("fed.kubectl-fed.io|deploymentreplications/status|update") == 1);
   // The virtual kubelet: approves only kubelet-serving CSRs (and the policy only its own).
   CHECK(manager.count(R"(certificates.k8s.io|signers|approve|["kubernetes.io/kubelet-serving"])") ==
         1);
