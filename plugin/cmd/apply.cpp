@@ -66,6 +66,9 @@ const std::map<std::string, KindInfo>& known_kinds() {
       {std::string(fedapi::kFederatedCluster.kind),
        {std::string(fedapi::kGroup), std::string(fedapi::kVersion),
         std::string(fedapi::kFederatedCluster.resource), false}},
+      {std::string(fedapi::kDeploymentReplication.kind),
+       {std::string(fedapi::kGroup), std::string(fedapi::kVersion),
+        std::string(fedapi::kDeploymentReplication.resource), true}},
   };
   return kKinds;
 }

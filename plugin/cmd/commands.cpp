@@ -7,6 +7,7 @@
 #include "cmd/offload.hpp"
 #include "cmd/peer.hpp"
 #include "cmd/reconfigure.hpp"
+#include "cmd/replicate.hpp"
 #include "cmd/status.hpp"
 #include "cmd/unjoin.hpp"
 #include "cmd/version.hpp"
@@ -16,9 +17,10 @@ namespace fed::plugin {
 const std::vector<const Command*>& commands() {
   // Explicit wiring, sorted by name. One line per verb.
   static const std::vector<const Command*> kCommands = {
-      &kCompletionCommand, &kEtcdCommand,      &kInitCommand,        &kJoinCommand,
-      &kOffloadCommand,    &kPeerCommand,      &kReconfigureCommand, &kStatusCommand,
-      &kUnjoinCommand,     &kUnoffloadCommand, &kVersionCommand,
+      &kCompletionCommand, &kEtcdCommand,   &kInitCommand,        &kJoinCommand,
+      &kOffloadCommand,    &kPeerCommand,   &kReconfigureCommand, &kReplicateCommand,
+      &kStatusCommand,     &kUnjoinCommand, &kUnoffloadCommand,   &kUnreplicateCommand,
+      &kVersionCommand,
   };
   return kCommands;
 }

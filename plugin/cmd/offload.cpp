@@ -5,15 +5,14 @@
 #include <memory>
 #include <ostream>
 
-#include "cmd/cluster.hpp"
-#include "cmd/cluster_facts.hpp"
+#include "cmd/cluster_selector_flag.hpp"
+#include "cmd/host_connection.hpp"
 #include "cmd/poll.hpp"
 #include "cmd/reflection_grant.hpp"
 #include "cmd/render.hpp"
 #include "fedapi/group.hpp"
 #include "fedapi/json_fields.hpp"
 #include "fedapi/offloading.hpp"
-#include "kube/label_selector.hpp"
 #include "offload/node_selector_match.hpp"
 #include "offload/reflection_grant.hpp"
 #include "offload/remote_namespace.hpp"
@@ -28,45 +27,6 @@ constexpr std::string_view kOffloadingName = "offloading";
 
 kube::ResourceRef offloading_ref(const std::string& ns) {
   return fedapi::ref_in(fedapi::kNamespaceOffloading, ns, std::string(kOffloadingName));
-}
-
-// One --selector term: label-selector syntax, the requirements ANDed.
-Result<fedapi::NodeSelectorTerm> term_from(const std::string& text, std::size_t index) {
-  const std::string flag = "--selector[" + std::to_string(index) + "] \"" + text + "\"";
-  auto parsed = kube::LabelSelector::parse(text);
-  if (!parsed) return fail(ErrorCode::Invalid, flag + ": " + parsed.error().message());
-  if (parsed->empty()) {
-    return fail(ErrorCode::Invalid, flag + ": empty; give requirements such as 'region in (eu)'");
-  }
-  fedapi::NodeSelectorTerm term;
-  for (const auto& r : parsed->requirements()) {
-    using Op = fedapi::NodeSelectorOperator;
-    Op op = Op::In;
-    switch (r.op) {
-      case kube::SelectorOp::Equals:
-      case kube::SelectorOp::In:
-        op = Op::In;
-        break;
-      case kube::SelectorOp::NotEquals:
-      case kube::SelectorOp::NotIn:
-        op = Op::NotIn;
-        break;
-      case kube::SelectorOp::Exists:
-        op = Op::Exists;
-        break;
-      case kube::SelectorOp::DoesNotExist:
-        op = Op::DoesNotExist;
-        break;
-      case kube::SelectorOp::GreaterThan:
-        op = Op::Gt;
-        break;
-      case kube::SelectorOp::LessThan:
-        op = Op::Lt;
-        break;
-    }
-    term.match_expressions.push_back({r.key, op, r.values});
-  }
-  return term;
 }
 
 std::string phase_of(const json& off) {
@@ -118,19 +78,6 @@ Status wait_until(kube::DynamicClient& host, const std::string& ns,
                              clusters_summary(current));
       },
       timeout, what, what + " not done (is the manager running? kubectl fed status)", out);
-}
-
-Result<std::shared_ptr<kube::DynamicClient>> host_client(const GlobalOptions& global,
-                                                         std::string& host_id) {
-  FED_ASSIGN_OR_RETURN(auto config, rest_config_for(global));
-  FED_ASSIGN_OR_RETURN(auto host, kube::DynamicClient::create(std::move(config)));
-  FED_ASSIGN_OR_RETURN(auto identity, fetch_identity(*host));
-  if (!identity || identity->role != FederationRole::Host) {
-    return fail(ErrorCode::NotFound,
-                "the current cluster is not a federation host: pass the host's --context");
-  }
-  host_id = identity->cluster_id;
-  return host;
 }
 
 Status check_kind(const std::string& kind) {
@@ -225,13 +172,7 @@ Result<json> offloading_from_flags(const OffloadOptions& o, const std::string& h
             {"podOffloadingStrategy", o.pod_offloading_strategy}};
   if (!o.remote_namespace_name.empty()) spec["remoteNamespaceName"] = o.remote_namespace_name;
   if (!o.selectors.empty()) {
-    fedapi::NodeSelector selector;
-    for (std::size_t i = 0; i < o.selectors.size(); ++i) {
-      FED_ASSIGN_OR_RETURN(auto term, term_from(o.selectors[i], i));
-      selector.node_selector_terms.push_back(std::move(term));
-    }
-    auto valid = offload::validate_node_selector(selector, "--selector");
-    if (!valid) return fail(ErrorCode::Invalid, valid.error().message());
+    FED_ASSIGN_OR_RETURN(auto selector, node_selector_from_flags(o.selectors));
     spec["clusterSelector"] = selector;
   }
   auto decoded = fedapi::decode<fedapi::NamespaceOffloadingSpec>(spec, "flags");
@@ -276,9 +217,9 @@ std::string no_cluster_warning(kube::DynamicClient& host, const json& desired) {
 Status run_offload(const GlobalOptions& global, const OffloadOptions& o, Output& out) {
   // Every check but the remote name's length (which needs the host's id) before connecting.
   FED_TRY(offloading_from_flags(o, "x"));
-  std::string host_id;
-  FED_ASSIGN_OR_RETURN(auto host, host_client(global, host_id));
-  FED_ASSIGN_OR_RETURN(auto desired, offloading_from_flags(o, host_id));
+  FED_ASSIGN_OR_RETURN(auto connection, connect_host(global));
+  auto& host = connection.client;
+  FED_ASSIGN_OR_RETURN(auto desired, offloading_from_flags(o, connection.cluster_id));
   if (o.dry_run == DryRun::Client) {
     const json grant = offload::reflection_grant(o.namespace_name);
     out.print(object_list({desired, grant}), [&](std::ostream& os) {
@@ -356,8 +297,8 @@ Status run_offload(const GlobalOptions& global, const OffloadOptions& o, Output&
 
 Status run_unoffload(const GlobalOptions& global, const UnoffloadOptions& o, Output& out) {
   FED_TRY(check_kind(o.kind));
-  std::string host_id;
-  FED_ASSIGN_OR_RETURN(auto host, host_client(global, host_id));
+  FED_ASSIGN_OR_RETURN(auto connection, connect_host(global));
+  auto& host = connection.client;
   auto live = host->get(offloading_ref(o.namespace_name));
   if (!live && !live.error().is_not_found()) return live.error().to_error();
   const std::string result = live ? "unoffloaded" : "notOffloaded";

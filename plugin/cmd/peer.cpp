@@ -5,10 +5,10 @@
 #include <memory>
 #include <ostream>
 
-#include "cmd/cluster.hpp"
-#include "cmd/cluster_facts.hpp"
+#include "cmd/host_connection.hpp"
 #include "cmd/membership_validation.hpp"
 #include "cmd/poll.hpp"
+#include "cmd/render.hpp"
 #include "fedapi/group.hpp"
 #include "util/duration.hpp"
 
@@ -109,13 +109,8 @@ std::string direct_peering_name(const std::string& a, const std::string& b) {
 
 Status run_peer(const GlobalOptions& global, const PeerOptions& o, Output& out) {
   FED_TRY(validate_peer_args(o));
-  FED_ASSIGN_OR_RETURN(auto config, rest_config_for(global));
-  FED_ASSIGN_OR_RETURN(auto host, kube::DynamicClient::create(std::move(config)));
-  FED_ASSIGN_OR_RETURN(auto identity, fetch_identity(*host));
-  if (!identity || identity->role != FederationRole::Host) {
-    return fail(ErrorCode::NotFound,
-                "the current cluster is not a federation host: pass the host's --context");
-  }
+  FED_ASSIGN_OR_RETURN(auto connection, connect_host(global));
+  auto& host = connection.client;
   const std::string a = std::min(o.a, o.b), b = std::max(o.a, o.b);
   const std::string name = direct_peering_name(a, b);
   const auto ref = fedapi::ref(fedapi::kDirectPeering, name);
@@ -136,7 +131,7 @@ Status run_peer(const GlobalOptions& global, const PeerOptions& o, Output& out) 
       auto fc = host->get(fedapi::ref(fedapi::kFederatedCluster, m));
       if (!fc && fc.error().is_not_found()) {
         return fail(ErrorCode::NotFound, "member " + m + " is not joined to federation " +
-                                             identity->cluster_id + ": kubectl fed join " + m +
+                                             connection.cluster_id + ": kubectl fed join " + m +
                                              " first");
       }
       if (!fc) return fail(fc.error().code(), fc.error().to_error().message());

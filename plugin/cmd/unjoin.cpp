@@ -6,8 +6,8 @@
 #include <ostream>
 #include <thread>
 
-#include "cmd/cluster.hpp"
 #include "cmd/cluster_facts.hpp"
+#include "cmd/host_connection.hpp"
 #include "cmd/join_plan.hpp"
 #include "cmd/member_cleanup.hpp"
 #include "cmd/membership_validation.hpp"
@@ -109,15 +109,9 @@ Status run_unjoin(const GlobalOptions& global, const UnjoinOptions& o, Output& o
     return fail(ErrorCode::Invalid, "unjoin needs the MEMBER name, e.g. kubectl fed unjoin c3");
   }
   FED_TRY(validate_cluster_id(o.member, "MEMBER"));
-  FED_ASSIGN_OR_RETURN(auto host_config, rest_config_for(global));
-  FED_ASSIGN_OR_RETURN(auto host, kube::DynamicClient::create(std::move(host_config)));
-  FED_ASSIGN_OR_RETURN(auto host_identity, fetch_identity(*host));
-  if (!host_identity || host_identity->role != FederationRole::Host) {
-    return fail(ErrorCode::NotFound,
-                "the current cluster is not a federation host; pass the "
-                "host's --context");
-  }
-  const std::string host_id = host_identity->cluster_id;
+  FED_ASSIGN_OR_RETURN(auto connection, connect_host(global));
+  auto& host = connection.client;
+  const std::string host_id = connection.cluster_id;
 
   // Connect first: an unreachable member must not leave a half-done unjoin behind, unless
   // --force says the member is gone.
