@@ -201,6 +201,9 @@ bool replica_outdated(const json& existing, const json& desired) {
 json rewritten_replica(const json& existing, const json& desired) {
   json out = existing;
   out.erase("status");
+  // Items of a LIST carry no kind of their own.
+  out["apiVersion"] = "apps/v1";
+  out["kind"] = "Deployment";
   out["metadata"]["labels"] = desired["metadata"]["labels"];
   json annotations = at_or_empty(existing["metadata"], "annotations");
   // The Deployment controller's own annotations (revision) stay; the template's win otherwise.

@@ -78,6 +78,8 @@ kill_manager() {
 . "$(dirname "${BASH_SOURCE[0]}")/offload_checks.sh"
 # shellcheck source=tenancy_checks.sh
 . "$(dirname "${BASH_SOURCE[0]}")/tenancy_checks.sh"
+# shellcheck source=replication_checks.sh
+. "$(dirname "${BASH_SOURCE[0]}")/replication_checks.sh"
 
 # reflection MODE C3_PODS C3_HERE: the pod webhook and pod reflection (docs/OFFLOAD.md). `shop` is
 # offloaded from c1 to c3 only, strategy Remote; a plain Deployment's pod is sent to c3's
@@ -177,6 +179,7 @@ reflection() {
   k c1 -n shop delete service web >/dev/null
   eventually 30 "$mode: the host Service deleted, its twins and EndpointMappings go" bash -c \
     "[ -z \"\$(kubectl --kubeconfig $("$TESTBED" kubeconfig c2) -n shop-c1 get service,endpointslice -o name)\$(kubectl --kubeconfig $("$TESTBED" kubeconfig c3) -n shop-c1 get service,endpointslice -l kubectl-fed.io/origin-cluster -o name)\$(kubectl --kubeconfig $("$TESTBED" kubeconfig c1) get endpointmappings -l kubectl-fed.io/origin-service -o name)\" ]"
+  replication "$mode"
   # Scaled to 0: the host pod is deleted, its twin goes, then the host pod is finalized.
   k c1 -n shop scale deployment web --replicas=0 >/dev/null
   eventually 90 "$mode: scaled to 0, no pod of shop left on c1 nor in shop-c1 on c3" bash -c \
@@ -226,6 +229,7 @@ scenario() {
   for i in 2 3; do
     ok_run join$i join c$i --context c1 --member-context c$i --gateway-address 172.31.0.$i \
       --member-api-endpoint https://172.31.0.10$i:6443 $([ $i = 3 ] && echo "${C3_TENANCY[@]}") \
+      --cluster-labels "region=eu,provider=$([ $i = 2 ] && echo a || echo b)" \
       --wait --timeout 3m -o json
     expect_eq "$mode: join c$i --wait: result" "$(jq -r .result "$work/join$i.out")" joined
     local dialler seen pods_here want
@@ -368,7 +372,8 @@ YAML
 
   # Join again: nothing changes.
   run again join c3 --context c1 --member-context c3 --gateway-address 172.31.0.3 \
-    --member-api-endpoint https://172.31.0.103:6443 "${C3_TENANCY[@]}" -o json
+    --member-api-endpoint https://172.31.0.103:6443 "${C3_TENANCY[@]}" \
+    --cluster-labels region=eu,provider=b -o json
   expect_eq "$mode: join c3 again" "$(jq -r .result "$work/again.out")" alreadyJoined
 
   # unjoin: c3's kernel is as before the join (the agent's preStop uninstalled its state).
