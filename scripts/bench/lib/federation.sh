@@ -1,0 +1,65 @@
+# Sourced by the offloading benchmarks (scripts/bench/offload-*, replicate-deployments): the
+# build, a testbed of their own with a federation on it, and the manager's worker count.
+# Expects $repo; sets $build, $tb and $fed.
+
+build=${FED_BUILD_DIR:-$repo/build/release}
+tb="$repo/scripts/testbed"
+fed="$build/plugin/kubectl-fed"
+
+now_ms() { echo $(($(date +%s%N) / 1000000)); }
+
+# bench_prepare NAME: root (the testbed), the plugin and the agent built, no testbed left over,
+# and the testbed taken down on exit.
+bench_prepare() {
+  [ "$(id -u)" -eq 0 ] || { echo "$1: run as root (the testbed)" >&2; exit 1; }
+  [ -d "$build" ] || cmake --preset release >/dev/null
+  cmake --build "$build" --target kubectl-fed fed-agent -j2 >/dev/null
+  trap '"$tb" down >/dev/null 2>&1 || true' EXIT
+  "$tb" down >/dev/null 2>&1 || true
+}
+
+# federation_init: the agent image loaded and c1 initialised as the host.
+federation_init() {
+  "$tb" image fed.local/fed-agent:dev "$build/agent/fed-agent" "$(command -v wireguard-go)" >/dev/null
+  "$fed" init --context c1 --gateway-address 172.31.0.1 >/dev/null
+}
+
+# light_federation_up MAX: c1 (one node) and light members l1..lMAX, each joined, every virtual
+# node registered. KUBECONFIG is c1's.
+light_federation_up() {
+  local max=$1 start t0 j
+  start=$SECONDS
+  "$tb" up --clusters 1 --nodes 1 --light-members "$max" >/dev/null
+  echo "testbed: c1 and $max light members up in $((SECONDS - start)) s"
+  export KUBECONFIG="$("$tb" kubeconfig c1)"
+  federation_init
+  t0=$(now_ms)
+  for j in $(seq 1 "$max"); do
+    "$fed" join "l$j" --context c1 --member-kubeconfig "$("$tb" kubeconfig "l$j")" \
+      --member-api-endpoint "https://172.31.0.99:$((7000 + j))" --gateway-address 172.31.0.99 \
+      --namespace-quota 0 >/dev/null
+  done
+  echo "join: $max members in $(($(now_ms) - t0)) ms (sequential, no --wait)"
+  until [ "$(kubectl --context c1 get nodes -l kubectl-fed.io/type=virtual-node -o name | grep -c .)" -ge "$max" ]; do
+    sleep 1
+  done
+  echo "virtual nodes: $max registered $(($(now_ms) - t0)) ms after the first join"
+}
+
+# set_manager_workers W: the manager's args as installed plus --offload-workers=W, rolled out.
+set_manager_workers() {
+  [ -n "${manager_args:-}" ] || manager_args=$(kubectl --context c1 -n kubectl-fed-system get deployment fed-manager \
+    -o jsonpath='{.spec.template.spec.containers[0].args}')
+  local patch
+  patch=$(jq -cn --argjson a "$manager_args" --arg w "--offload-workers=$1" \
+    '[{op: "replace", path: "/spec/template/spec/containers/0/args", value: ($a + [$w])}]')
+  kubectl --context c1 -n kubectl-fed-system patch deployment fed-manager --type json -p "$patch" >/dev/null
+  kubectl --context c1 -n kubectl-fed-system rollout status deployment fed-manager --timeout 120s >/dev/null
+}
+
+# light_member_terms N: NodeSelectorTerms (flow YAML) selecting light members l1..lN by cluster
+# id. A term lists at most 32 values (the CRDs' limit), so 25 per term, the terms ORed.
+light_member_terms() {
+  seq 1 "$1" | sed 's/^/l/' | xargs -n 25 | sed 's/ /, /g' |
+    sed 's/.*/{matchExpressions: [{key: kubectl-fed.io\/cluster-id, operator: In, values: [&]}]}/' | paste -sd, -
+}
