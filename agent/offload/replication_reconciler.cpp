@@ -18,14 +18,14 @@ namespace {
 using nlohmann::json;
 
 const kube::GroupVersionResource kDeployments{"apps", "v1", "deployments"};
-constexpr std::string_view kOffloadingName = "offloading";
 
 kube::ResourceRef replication_ref(const std::string& ns, const std::string& name) {
   return fedapi::ref_in(fedapi::kDeploymentReplication, ns, name);
 }
 
-bool selected_by(const fedapi::NodeSelector& selector, const json& node, std::string_view path) {
-  auto hit = matches(selector, facts_of(node), path);
+bool selected_by(const fedapi::NodeSelector& selector, const NodeFacts& node,
+                 std::string_view path) {
+  auto hit = matches(selector, node, path);
   return hit && *hit;
 }
 
@@ -72,7 +72,7 @@ std::vector<kube::Request> ReplicationReconciler::every_replication(const json&)
 ReplicationReconciler::Eligibility ReplicationReconciler::eligible_nodes(
     const json& replication, const fedapi::DeploymentReplicationSpec& spec) const {
   const std::string ns = replication["metadata"].value("namespace", "");
-  auto offloading = in_.offloadings.store().get(ns, std::string(kOffloadingName));
+  auto offloading = in_.offloadings.store().get(ns, std::string(fedapi::kNamespaceOffloadingName));
   if (!offloading || (*offloading)["metadata"].contains("deletionTimestamp")) {
     return {{},
             "NamespaceNotOffloaded",
@@ -94,11 +94,12 @@ ReplicationReconciler::Eligibility ReplicationReconciler::eligible_nodes(
   Eligibility out;
   const auto cluster_selector = off->effective_cluster_selector();
   for (const auto& vn : in_.virtual_nodes.store().list()) {
-    if (!selected_by(cluster_selector, *vn, "clusterSelector")) continue;
-    if (spec.selected_clusters && !selected_by(*spec.selected_clusters, *vn, "selectedClusters")) {
+    NodeFacts node = facts_of(*vn);
+    if (!selected_by(cluster_selector, node, "clusterSelector")) continue;
+    if (spec.selected_clusters && !selected_by(*spec.selected_clusters, node, "selectedClusters")) {
       continue;
     }
-    out.nodes.push_back(*vn);
+    out.nodes.push_back(std::move(node));
   }
   if (out.nodes.empty()) {
     out.reason = "NoClusterSelected";
@@ -143,29 +144,23 @@ Result<kube::Requeue> ReplicationReconciler::reconcile(const kube::Request& requ
                           now);
   };
 
-  auto spec = fedapi::decode<fedapi::DeploymentReplicationSpec>(
-      replication.value("spec", json::object()), "spec");
-  if (!spec) {
-    // Replicas are left as they are: a typo in the template must not take the application down.
-    refuse(replication, spec.error().message());
-    ready(false, "InvalidSpec", spec.error().message());
+  // Replicas are left as they are: a typo in the template must not take the application down.
+  const auto refused = [&](const Error& error) -> Result<kube::Requeue> {
+    refuse(replication, error.message());
+    ready(false, "InvalidSpec", error.message());
     if (status != before) FED_TRY(report(replication, std::move(status)));
     return kube::Requeue{};
-  }
+  };
+  auto spec = fedapi::decode<fedapi::DeploymentReplicationSpec>(
+      replication.value("spec", json::object()), "spec");
+  if (!spec) return refused(spec.error());
 
   const Eligibility eligible = eligible_nodes(replication, *spec);
-  std::vector<NodeFacts> facts;
-  for (const auto& n : eligible.nodes) facts.push_back(facts_of(n));
-  const auto wanted = combinations(facts, effective_generation_labels(*spec));
+  const auto wanted = combinations(eligible.nodes, effective_generation_labels(*spec));
   std::map<std::string, json> desired;  // combination hash -> replica Deployment
   for (const auto& [hash, combination] : wanted) {
     auto replica = replica_deployment(replication, *spec, combination);
-    if (!replica) {
-      refuse(replication, replica.error().message());
-      ready(false, "InvalidSpec", replica.error().message());
-      if (status != before) FED_TRY(report(replication, std::move(status)));
-      return kube::Requeue{};
-    }
+    if (!replica) return refused(replica.error());
     desired[hash] = std::move(*replica);
   }
 

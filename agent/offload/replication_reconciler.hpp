@@ -25,6 +25,7 @@
 #include "kube/event_recorder.hpp"
 #include "kube/informer.hpp"
 #include "kube/reconciler.hpp"
+#include "offload/node_selector_match.hpp"
 
 namespace fed::offload {
 
@@ -53,8 +54,8 @@ class ReplicationReconciler final : public kube::Reconciler {
 
  private:
   struct Eligibility {
-    std::vector<nlohmann::json> nodes;  // the eligible virtual nodes
-    std::string reason, message;        // why there are none (empty when there are)
+    std::vector<NodeFacts> nodes;  // the eligible virtual nodes' names and labels
+    std::string reason, message;   // why there are none (empty when there are)
   };
   Eligibility eligible_nodes(const nlohmann::json& replication,
                              const fedapi::DeploymentReplicationSpec& spec) const;
