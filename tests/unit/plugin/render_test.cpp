@@ -12,68 +12,13 @@
 
 #include "cmd/embedded_manifests.hpp"
 #include "fedapi/manifest.hpp"
+#include "render_test_support.hpp"
 #include "util/yaml_text.hpp"
 
 using namespace fed::plugin;
 using nlohmann::json;
 
-namespace {
-
-std::set<std::string> names_of_kind(const std::vector<json>& objects, const std::string& kind) {
-  std::set<std::string> out;
-  for (const auto& o : objects) {
-    if (o["kind"] == kind) out.insert(o["metadata"]["name"].get<std::string>());
-  }
-  return out;
-}
-
-const json& find(const std::vector<json>& objects, const std::string& kind,
-                 const std::string& name) {
-  for (const auto& o : objects) {
-    if (o["kind"] == kind && o["metadata"]["name"] == name) return o;
-  }
-  FAIL("no " << kind << " " << name);
-  static const json kNone;
-  return kNone;
-}
-
-// The rules of a role as "group|resource|verb" strings.
-std::set<std::string> rules(const json& role) {
-  std::set<std::string> out;
-  for (const auto& r : role["rules"]) {
-    for (const auto& g : r["apiGroups"]) {
-      for (const auto& res : r["resources"]) {
-        for (const auto& v : r["verbs"]) {
-          std::string rule =
-              g.get<std::string>() + "|" + res.get<std::string>() + "|" + v.get<std::string>();
-          if (r.contains("resourceNames")) rule += "|" + r["resourceNames"].dump();
-          out.insert(std::move(rule));
-        }
-      }
-    }
-  }
-  return out;
-}
-
-std::set<std::string> expand(const std::string& group, std::initializer_list<const char*> resources,
-                             std::initializer_list<const char*> verbs) {
-  std::set<std::string> out;
-  for (auto r : resources) {
-    for (auto v : verbs) out.insert(group + "|" + r + "|" + v);
-  }
-  return out;
-}
-
-std::set<std::string> join_sets(std::initializer_list<std::set<std::string>> sets) {
-  std::set<std::string> out;
-  for (const auto& s : sets) out.insert(s.begin(), s.end());
-  return out;
-}
-
-const ClusterIdentity kHost{"c1", FederationRole::Host, "10.241.0.0/16", "10.101.0.0/16", "c1"};
-const ClusterIdentity kMember{"c3", FederationRole::Member, "10.243.0.0/16", "10.103.0.0/16", "c1"};
-
-}  // namespace
+using namespace render_test;
 
 TEST_CASE(
     "the embedded manifests are the files of the install's and the features' kustomizations") {
@@ -122,36 +67,6 @@ TEST_CASE("no role grants `*` and nothing binds cluster-admin") {
     CHECK(o["metadata"]["labels"][std::string(kPartOfLabel)] == "kubectl-fed");
   }
   CHECK(roles == 17);  // a new role must pass the checks above; count them here
-}
-
-TEST_CASE("the PodPreset feature: its objects, only through reconfigure, least privilege") {
-  RenderOptions options;
-  options.image = "registry.example/fed-agent:1";
-  auto objects = render_feature("podpreset", options);
-  REQUIRE(objects);
-  std::set<std::string> kinds;
-  for (const auto& o : *objects)
-    kinds.insert(o["kind"].get<std::string>() + "/" + o["metadata"]["name"].get<std::string>());
-  CHECK(kinds.contains("CustomResourceDefinition/podpresets.settings.kubectl-fed.io"));
-  CHECK(kinds.contains("MutatingWebhookConfiguration/kubectl-fed-podpreset"));
-  CHECK(kinds.contains("Deployment/fed-podpreset"));
-  CHECK(find(*objects, "Deployment",
-             "fed-podpreset")["spec"]["template"]["spec"]["containers"][0]["image"] ==
-        "registry.example/fed-agent:1");
-  CHECK(find(*objects, "MutatingWebhookConfiguration",
-             "kubectl-fed-podpreset")["webhooks"][0]["failurePolicy"] == "Ignore");
-  CHECK(rules(find(*objects, "ClusterRole", "kubectl-fed:podpreset")) ==
-        join_sets({expand("settings.kubectl-fed.io", {"podpresets"}, {"get", "list", "watch"}),
-                   {"admissionregistration.k8s.io|mutatingwebhookconfigurations|get|[\"kubectl-fed-"
-                    "podpreset\"]",
-                    "admissionregistration.k8s.io|mutatingwebhookconfigurations|update|[\"kubectl-"
-                    "fed-podpreset\"]"}}));
-  // Neither init nor join installs it.
-  for (const auto& rendered : {render_host(kHost, options), render_member(kMember, options)}) {
-    REQUIRE(rendered);
-    for (const auto& o : *rendered) CHECK(o["metadata"]["name"] != "fed-podpreset");
-  }
-  CHECK_FALSE(render_feature("nosuch", options));
 }
 
 TEST_CASE("the ClusterRoles grant exactly what docs/JOIN.md lists") {
