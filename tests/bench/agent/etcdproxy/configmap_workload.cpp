@@ -47,13 +47,16 @@ Result<WorkloadResult> run_configmap_workload(const WorkloadOptions& o) {
     curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, 60000L);
     const auto start = std::chrono::steady_clock::now();
     const CURLcode rc = curl_easy_perform(e);
+    result.started_s.push_back(std::chrono::duration<double>(start - result.started).count());
     result.latencies_ms.push_back(
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
             .count());
     ++result.requests;
     long status = 0;
     curl_easy_getinfo(e, CURLINFO_RESPONSE_CODE, &status);
-    if (rc != CURLE_OK || status < 200 || status >= 300) {
+    const bool ok = rc == CURLE_OK && status >= 200 && status < 300;
+    result.succeeded.push_back(ok);
+    if (!ok) {
       ++result.failed;
       if (result.errors.size() < 10) {
         result.errors.push_back(
@@ -64,15 +67,19 @@ Result<WorkloadResult> run_configmap_workload(const WorkloadOptions& o) {
     }
   };
   const std::string base = "/api/v1/namespaces/default/configmaps";
-  const auto start = std::chrono::steady_clock::now();
-  for (int i = 0; i < o.count; ++i) {
+  result.started = std::chrono::steady_clock::now();
+  const auto timed_out = [&] {
+    return std::chrono::steady_clock::now() - result.started >= o.duration;
+  };
+  for (int i = 0; o.duration.count() > 0 ? !timed_out() : i < o.count; ++i) {
     const std::string name = o.prefix + "-" + std::to_string(i);
     request("POST", base,
             R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":")" + name +
                 R"("},"data":{"k":"v"}})");
     request("GET", base + "/" + name, "");
   }
-  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  result.seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - result.started).count();
   return result;
 }
 

@@ -18,6 +18,7 @@
 #include "etcd_harness.hpp"
 #include "etcdproxy/etcd_proxy.hpp"
 #include "metrics/registry.hpp"
+#include "util/percentile.hpp"
 #include "util/strings.hpp"
 
 using namespace fed;
@@ -37,12 +38,6 @@ std::vector<int> delays() {
 int rounds() {
   const char* env = std::getenv("FED_BENCH_COUNT");
   return env != nullptr ? std::atoi(env) : 200;
-}
-
-double percentile(std::vector<double> v, double p) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  return v[static_cast<std::size_t>(p * static_cast<double>(v.size() - 1))];
 }
 
 struct Cell {
@@ -71,8 +66,8 @@ Cell measure(const etcdtest::Cluster& cluster, const std::string& servers, const
   etcdtest::harness("stop-apiserver " + cluster.dir());
   REQUIRE(r);
   for (const auto& e : r->errors) MESSAGE(tag << " error: " << e);
-  return {r->seconds, r->requests, r->failed, percentile(r->latencies_ms, 0.5),
-          percentile(r->latencies_ms, 0.99)};
+  return {r->seconds, r->requests, r->failed, util::percentile(r->latencies_ms, 0.5),
+          util::percentile(r->latencies_ms, 0.99)};
 }
 
 }  // namespace

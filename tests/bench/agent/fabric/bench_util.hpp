@@ -42,7 +42,6 @@ std::string restore_document(
 // (a path, or empty); returns the exit code.
 int run_here(const std::vector<std::string>& argv, const std::string& input = "");
 
-double percentile(std::vector<double> v, double p);
 double ms(std::chrono::steady_clock::duration d);
 
 }  // namespace fed::fabric::bench

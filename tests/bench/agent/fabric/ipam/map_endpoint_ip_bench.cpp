@@ -19,6 +19,7 @@
 
 #include "fabric/ipam/api_convert.hpp"
 #include "fabric/ipam/ipam.hpp"
+#include "util/percentile.hpp"
 
 using Clock = std::chrono::steady_clock;
 using fed::fabric::ipam::Ipam;
@@ -99,11 +100,6 @@ Run run_once(int n) {
   return run;
 }
 
-double percentile(std::vector<double> v, double p) {
-  std::sort(v.begin(), v.end());
-  return v[std::min(v.size() - 1, std::size_t(p * double(v.size())))];
-}
-
 }  // namespace
 
 TEST_CASE("B1: MapEndpointIP, 5 concurrent clients x n requests") {
@@ -120,8 +116,8 @@ TEST_CASE("B1: MapEndpointIP, 5 concurrent clients x n requests") {
     const int r = kClients * n;
     std::printf("%6d %7d %10.3f %12.3f %10.0f %12.3f %10.3f %10.3f %7zu kB %6.1f ms\n", n, r,
                 median.total_s * 1e3, median.total_s / r * 1e6, r / median.total_s,
-                median.cpu_s / r * 1e6, percentile(median.latencies, 0.50) * 1e6,
-                percentile(median.latencies, 0.99) * 1e6, median.state_bytes / 1024,
+                median.cpu_s / r * 1e6, fed::util::percentile(median.latencies, 0.50) * 1e6,
+                fed::util::percentile(median.latencies, 0.99) * 1e6, median.state_bytes / 1024,
                 median.serialise_s * 1e3);
   }
   std::printf("published (thesis B1): r=500 a=0.521 s, r=1000 a=0.675 s\n");
