@@ -11,8 +11,10 @@
 #include <condition_variable>
 #include <cstring>
 
+#include "etcdproxy/forwarded_connection.hpp"
 #include "etcdproxy/leader_health_monitor.hpp"
 #include "etcdproxy/status_socket.hpp"
+#include "etcdproxy/terminated_connection.hpp"
 
 namespace fed::etcdproxy {
 
@@ -35,6 +37,10 @@ EtcdProxy::~EtcdProxy() {
 }
 
 Status EtcdProxy::start() {
+  if (options_.serving_tls.enabled()) {
+    FED_ASSIGN_OR_RETURN(termination_,
+                         load_termination_contexts(options_.serving_tls, options_.status_tls));
+  }
   FED_ASSIGN_OR_RETURN(auto address, parse_host_port(options_.listen_address));
   FED_ASSIGN_OR_RETURN(listener_, listen_tcp(address));
   FED_ASSIGN_OR_RETURN(port_, local_port(listener_));
@@ -82,7 +88,7 @@ void EtcdProxy::stop() {
     acceptor_.request_stop();
     acceptor_.join();
   }
-  std::list<std::unique_ptr<ForwardedConnection>> closing;
+  std::list<std::unique_ptr<ProxiedConnection>> closing;
   {
     std::lock_guard lock(mu_);
     closing.swap(connections_);
@@ -176,7 +182,7 @@ void EtcdProxy::on_leader_change(std::optional<std::size_t> leader) {
   }
   last_leader_ = leader;
   if (options_.policy != etcd::RoutingPolicy::Leader) return;
-  const auto deadline = ForwardedConnection::Clock::now() + options_.drain_deadline;
+  const auto deadline = ProxiedConnection::Clock::now() + options_.drain_deadline;
   std::size_t drained = 0;
   for (auto& c : connections_) {
     const auto m = c->member();
@@ -209,8 +215,16 @@ void EtcdProxy::accept_loop(std::stop_token stop) {
     }
     const int one = 1;  // replies must not wait for Nagle: every etcd answer is latency-bound
     ::setsockopt(client.get(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-    auto conn = std::make_unique<ForwardedConnection>(
-        std::move(client), [this](Fd& up, std::size_t& m) { return dial(up, m); }, metrics_);
+    auto dialer = [this](Fd& up, std::size_t& m) { return dial(up, m); };
+    std::unique_ptr<ProxiedConnection> conn;
+    if (termination_) {
+      conn = std::make_unique<TerminatedConnection>(
+          std::move(client), dialer, metrics_,
+          TerminationSettings{&*termination_, &targets_, options_.dial_timeout * 5,
+                              options_.long_lived_after});
+    } else {
+      conn = std::make_unique<ForwardedConnection>(std::move(client), dialer, metrics_);
+    }
     std::lock_guard lock(mu_);
     connections_.push_back(std::move(conn));
   }

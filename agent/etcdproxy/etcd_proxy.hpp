@@ -29,10 +29,11 @@
 
 #include "etcd/client.hpp"
 #include "etcd/proxy_status.hpp"
-#include "etcdproxy/forwarded_connection.hpp"
 #include "etcdproxy/options.hpp"
+#include "etcdproxy/proxied_connection.hpp"
 #include "etcdproxy/proxy_metrics.hpp"
 #include "etcdproxy/socket_util.hpp"
+#include "etcdproxy/tls_termination.hpp"
 #include "metrics/registry.hpp"
 #include "result/result.hpp"
 
@@ -87,14 +88,15 @@ class EtcdProxy final {
   ProxyMetrics metrics_;
   metrics::Registry& registry_;
   std::unique_ptr<etcd::EtcdClient> client_;
-  std::unique_ptr<LeaderHealthMonitor> monitor_;  // leader+classifier only
+  std::unique_ptr<LeaderHealthMonitor> monitor_;    // leader+classifier only
+  std::optional<TerminationContexts> termination_;  // TLS-terminating mode only
   Fd listener_;
   std::uint16_t port_ = 0;
   // Set at the end of start(), cleared first thing in stop(). ready() reads client_ only when it
   // is set; the store/load pair also publishes start()'s writes to other threads.
   std::atomic<bool> serving_{false};
   mutable std::mutex mu_;  // connections_, rr_next_, last_leader_, last_move_
-  std::list<std::unique_ptr<ForwardedConnection>> connections_;
+  std::list<std::unique_ptr<ProxiedConnection>> connections_;
   std::size_t rr_next_ = 0;
   std::optional<std::size_t> last_leader_;
   std::optional<etcd::ProxyLeaderMove> last_move_;

@@ -1,7 +1,6 @@
 #include "etcdproxy/forwarded_connection.hpp"
 
 #include <poll.h>
-#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -29,38 +28,18 @@ bool write_all(int fd, const char* data, std::size_t len) {
 }  // namespace
 
 ForwardedConnection::ForwardedConnection(Fd client, Dialer dial, ProxyMetrics& metrics)
-    : client_(std::move(client)),
-      wake_(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)),
-      metrics_(metrics) {
+    : ProxiedConnection(std::move(client)), metrics_(metrics) {
   thread_ = std::thread([this, d = std::move(dial)]() mutable { run(std::move(d)); });
 }
 
 ForwardedConnection::~ForwardedConnection() {
-  stopping_.store(true);
-  const std::uint64_t one = 1;
-  if (wake_) (void)!::write(wake_.get(), &one, sizeof(one));
-  ::shutdown(client_.get(), SHUT_RDWR);  // unblocks a write to a stalled peer
-  if (const int up = upstream_fd_.load(); up >= 0) ::shutdown(up, SHUT_RDWR);
-  if (thread_.joinable()) thread_.join();
+  stop_thread();
 }
 
-void ForwardedConnection::drain(Clock::duration quiet, Clock::time_point deadline) {
-  {
-    std::lock_guard lock(mu_);
-    if (draining_) return;
-    draining_ = true;
-    quiet_ = quiet;
-    deadline_ = deadline;
-  }
-  const std::uint64_t one = 1;
-  if (wake_) (void)!::write(wake_.get(), &one, sizeof(one));
-}
-
-bool ForwardedConnection::drain_due(Clock::time_point now) const {
-  std::lock_guard lock(mu_);
-  if (!draining_) return false;
-  if (now >= deadline_) return true;
-  return member_spoke_last_ && now - last_activity_ >= quiet_ &&
+bool ForwardedConnection::drain_due(const DrainRequest& drain, Clock::time_point now) const {
+  if (!drain.requested) return false;
+  if (now >= drain.deadline) return true;
+  return member_spoke_last_ && now - last_activity_ >= drain.quiet &&
          (from_member_.at_boundary() || !from_member_.tls());
 }
 
@@ -84,53 +63,39 @@ void ForwardedConnection::pump() {
   auto& counters = metrics_.member(member_.load());
   for (;;) {
     int timeout_ms = -1;
-    {
-      const auto now = Clock::now();
-      if (drain_due(now)) {
-        counters.drained->inc();
-        return;
-      }
-      std::lock_guard lock(mu_);
-      if (draining_) {
-        auto wait = deadline_ - now;
-        if (member_spoke_last_) wait = std::min(wait, quiet_ - (now - last_activity_));
-        timeout_ms = static_cast<int>(
-            std::chrono::ceil<std::chrono::milliseconds>(std::max(wait, Clock::duration(0)))
-                .count());
-      }
+    const auto now = Clock::now();
+    const DrainRequest drain = drain_request();
+    if (drain_due(drain, now)) {
+      counters.drained->inc();
+      return;
     }
-    std::array<pollfd, 3> fds{
-        {{client_.get(), POLLIN, 0}, {upstream_.get(), POLLIN, 0}, {wake_.get(), POLLIN, 0}}};
-    const int n = ::poll(fds.data(), fds.size(), timeout_ms);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0 || stopping_.load()) return;
-    if ((fds[2].revents & POLLIN) != 0) {
-      std::uint64_t v = 0;
-      (void)!::read(wake_.get(), &v, sizeof(v));
+    if (drain.requested) {
+      auto wait = drain.deadline - now;
+      if (member_spoke_last_) wait = std::min(wait, drain.quiet - (now - last_activity_));
+      timeout_ms = static_cast<int>(
+          std::chrono::ceil<std::chrono::milliseconds>(std::max(wait, Clock::duration(0))).count());
     }
-    if ((fds[0].revents & (POLLIN | POLLHUP | POLLERR)) != 0) {
+    const auto ready = wait(timeout_ms);
+    if (!ready) return;
+    if (ready->client) {
       const ssize_t r = ::recv(client_.get(), buf.data(), buf.size(), 0);
       if (r <= 0 && !(r < 0 && errno == EINTR)) return;
       if (r > 0) {
         if (!write_all(upstream_.get(), buf.data(), static_cast<std::size_t>(r))) return;
         counters.bytes_to_member->inc(static_cast<double>(r));
-        std::lock_guard lock(mu_);
         last_activity_ = Clock::now();
         member_spoke_last_ = false;
       }
     }
-    if ((fds[1].revents & (POLLIN | POLLHUP | POLLERR)) != 0) {
+    if (ready->member) {
       const ssize_t r = ::recv(upstream_.get(), buf.data(), buf.size(), 0);
       if (r <= 0 && !(r < 0 && errno == EINTR)) return;
       if (r > 0) {
         if (!write_all(client_.get(), buf.data(), static_cast<std::size_t>(r))) return;
         counters.bytes_from_member->inc(static_cast<double>(r));
-        {
-          std::lock_guard lock(mu_);
-          last_activity_ = Clock::now();
-          member_spoke_last_ = true;
-          from_member_.feed(std::string_view(buf.data(), static_cast<std::size_t>(r)));
-        }
+        last_activity_ = Clock::now();
+        member_spoke_last_ = true;
+        from_member_.feed(std::string_view(buf.data(), static_cast<std::size_t>(r)));
       }
     }
   }

@@ -29,6 +29,21 @@ Status validate(const EtcdProxyOptions& options) {
       options.dial_timeout.count() <= 0) {
     return fail(ErrorCode::Invalid, "poll period, status timeout and dial timeout must be > 0");
   }
+  if (options.serving_tls.enabled()) {
+    if (options.serving_tls.key_file.empty()) {
+      return fail(ErrorCode::Invalid, "--serve-key: --serve-cert needs its key");
+    }
+    if (options.serving_tls.client_ca_file.empty() && options.status_tls.ca_file.empty()) {
+      return fail(ErrorCode::Invalid,
+                  "--serve-client-ca: terminating TLS needs the CA of the clients' certificates "
+                  "(defaults to --cacert)");
+    }
+    if (options.status_tls.cert_file.empty()) {
+      return fail(ErrorCode::Invalid,
+                  "--cert/--key: terminating TLS needs the proxy's own client certificate for "
+                  "the members");
+    }
+  }
   if (options.classifier) {
     if (options.policy != etcd::RoutingPolicy::Leader) {
       return fail(ErrorCode::Invalid, "the classifier runs only with leader routing");

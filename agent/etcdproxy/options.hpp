@@ -8,6 +8,7 @@
 
 #include "etcd/gateway_transport.hpp"
 #include "etcd/leader_tracker.hpp"
+#include "etcdproxy/tls_termination.hpp"
 #include "result/result.hpp"
 
 namespace fed::etcdproxy {
@@ -28,6 +29,14 @@ struct EtcdProxyOptions {
   // after the member's last answer (so no request is cut), and at drain_deadline in any case.
   std::chrono::milliseconds drain_quiet{5};
   std::chrono::milliseconds drain_deadline{10'000};
+  // Set: the proxy terminates the clients' TLS with this certificate (kube-apiserver's
+  // --etcd-cafile must trust it) and opens its own mTLS session to the member with status_tls's
+  // client certificate. It then sees HTTP/2 and drains a deposed leader's connection with a
+  // GOAWAY, failing no request (terminated_connection.hpp); passing TLS through can only close
+  // the connection at a quiet moment. Unset: TLS passes through.
+  ServingTls serving_tls;
+  // Terminating mode: a stream open this long counts as long-lived (a watch) when draining.
+  std::chrono::milliseconds long_lived_after{2000};
   // Unix socket serving the status document to `kubectl fed etcd status` (status_socket.hpp);
   // empty: none. The flag's default is etcd::kDefaultProxyStatusSocket.
   std::string status_socket;

@@ -26,6 +26,12 @@ void add_etcd_proxy_flags(CLI::App& app, EtcdProxyFlags& f) {
   app.add_option("--drain-deadline-ms", f.deadline_ms,
                  "Close a deposed leader's connection by then in any case")
       ->capture_default_str();
+  app.add_option("--serve-cert", f.options.serving_tls.cert_file,
+                 "Terminate the clients' TLS with this certificate (signed by a CA "
+                 "kube-apiserver's --etcd-cafile trusts): drains then fail no request");
+  app.add_option("--serve-key", f.options.serving_tls.key_file, "Key of --serve-cert");
+  app.add_option("--serve-client-ca", f.options.serving_tls.client_ca_file,
+                 "CA the clients' certificates must chain to (default: --cacert)");
   app.add_option("--status-socket", f.status_socket,
                  "Unix socket (mode 0600) serving `kubectl fed etcd status`; \"\" for none")
       ->capture_default_str();
@@ -64,6 +70,9 @@ Result<EtcdProxyOptions> to_options(const EtcdProxyFlags& f) {
   o.drain_quiet = std::chrono::milliseconds(f.quiet_ms);
   o.drain_deadline = std::chrono::milliseconds(f.deadline_ms);
   o.status_socket = f.status_socket;
+  if (o.serving_tls.enabled() && o.serving_tls.client_ca_file.empty()) {
+    o.serving_tls.client_ca_file = o.status_tls.ca_file;
+  }
   FED_TRY(validate(o));
   return o;
 }

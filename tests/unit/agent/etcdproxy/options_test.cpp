@@ -54,3 +54,23 @@ TEST_CASE("policies: leader+classifier routes to the leader and needs a model fi
   o.policy = fed::etcd::RoutingPolicy::RoundRobin;
   CHECK_FALSE(validate(o));
 }
+
+TEST_CASE("terminating TLS needs the serving key, a client CA and the proxy's client certificate") {
+  EtcdProxyOptions o;
+  o.members = {"https://10.0.0.1:2379"};
+  o.serving_tls.cert_file = "/pki/proxy.crt";
+  auto no_key = validate(o);
+  REQUIRE_FALSE(no_key);
+  CHECK(no_key.error().message().find("--serve-key") == 0);
+  o.serving_tls.key_file = "/pki/proxy.key";
+  auto no_ca = validate(o);
+  REQUIRE_FALSE(no_ca);
+  CHECK(no_ca.error().message().find("--serve-client-ca") == 0);
+  o.status_tls.ca_file = "/pki/ca.crt";
+  auto no_client_cert = validate(o);
+  REQUIRE_FALSE(no_client_cert);
+  CHECK(no_client_cert.error().message().find("--cert") == 0);
+  o.status_tls.cert_file = "/pki/client.crt";
+  o.status_tls.key_file = "/pki/client.key";
+  CHECK(validate(o));
+}
