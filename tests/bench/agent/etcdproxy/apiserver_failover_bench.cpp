@@ -29,7 +29,8 @@ namespace {
 struct Outcome {
   int requests = 0;
   int failed = 0;
-  std::vector<std::string> errors;
+  int before_kill = 0;              // failed requests sent before the SIGKILL (the move's)
+  std::vector<std::string> errors;  // each tagged [move] or [kill]
 };
 
 // Waits until `leader()` names a member other than `not_this`; false after 10 s.
@@ -43,7 +44,10 @@ bool wait_for_new_leader(LeaderFn leader, std::size_t not_this) {
   return false;
 }
 
-Outcome run_scenario(bool through_proxy) {
+enum class Mode { Direct, Passthrough, Terminating };
+
+Outcome run_scenario(Mode mode) {
+  const bool through_proxy = mode != Mode::Direct;
   etcdtest::Cluster cluster(5);
   REQUIRE_MESSAGE(cluster.up(), "harness up failed; logs in " << cluster.dir());
   etcdtest::InClientNetns netns;
@@ -60,6 +64,10 @@ Outcome run_scenario(bool through_proxy) {
     po.status_tls = cluster.client_tls();
     po.poll_period = 200ms;
     po.drain_deadline = 3000ms;
+    if (mode == Mode::Terminating) {
+      po.serving_tls = {cluster.dir() + "/pki/server.crt", cluster.dir() + "/pki/server.key",
+                        cluster.dir() + "/pki/ca.crt"};
+    }
     proxy = etcdproxy::EtcdProxy::create(po, registry).value();
     REQUIRE(proxy->start());
     for (int i = 0; i < 100 && !proxy->ready(); ++i) std::this_thread::sleep_for(50ms);
@@ -94,6 +102,7 @@ Outcome run_scenario(bool through_proxy) {
   REQUIRE(admin->move_leader(admin->view().members[target].id));
   CHECK(wait_for_new_leader(leader, *first));
   std::this_thread::sleep_for(5s);  // past the proxy's drain deadline
+  const auto killed_at = std::chrono::steady_clock::now();
   REQUIRE(cluster.kill_member(static_cast<int>(target) + 1));
   CHECK(wait_for_new_leader(leader, target));
 
@@ -101,7 +110,18 @@ Outcome run_scenario(bool through_proxy) {
   REQUIRE(result);
   etcdtest::harness("stop-apiserver " + cluster.dir());
   if (proxy) proxy->stop();
-  return {result->requests, result->failed, result->errors};
+  Outcome o{result->requests, result->failed, 0, {}};
+  const double kill_s = std::chrono::duration<double>(killed_at - result->started).count();
+  std::size_t nth = 0;  // errors[] holds the first failures' messages, in order
+  for (std::size_t i = 0; i < result->succeeded.size(); ++i) {
+    if (result->succeeded[i]) continue;
+    const bool before = result->started_s[i] < kill_s;
+    if (before) ++o.before_kill;
+    if (nth < result->errors.size()) {
+      o.errors.push_back(std::string(before ? "[move] " : "[kill] ") + result->errors[nth++]);
+    }
+  }
+  return o;
 }
 
 }  // namespace
@@ -110,26 +130,32 @@ TEST_CASE("failed Kubernetes requests per leader move + leader kill: direct vs t
   spdlog::set_level(spdlog::level::warn);
   const char* env = std::getenv("FED_FAILOVER_ROUNDS");
   const int rounds = env != nullptr ? std::atoi(env) : 3;
+  const char* only = std::getenv("FED_FAILOVER_MODE");  // one column only, by its name
+  const std::pair<Mode, const char*> modes[] = {{Mode::Direct, "direct"},
+                                                {Mode::Passthrough, "proxy, TLS passed through"},
+                                                {Mode::Terminating, "proxy, TLS terminated"}};
   std::string table =
-      "| round | direct (clientv3 round-robin) | through the proxy (leader) |\n"
-      "|---|---|---|\n";
-  int direct_total = 0, proxy_total = 0;
+      "| round | direct (clientv3 round-robin) | through the proxy, TLS passed "
+      "through | through the proxy, TLS terminated |\n|---|---|---|---|\n";
+  int totals[3] = {0, 0, 0};
   for (int r = 1; r <= rounds; ++r) {
-    int failed[2] = {0, 0};
-    for (const bool through_proxy : {false, true}) {
-      const Outcome o = run_scenario(through_proxy);
-      failed[through_proxy ? 1 : 0] = o.failed;
-      for (const auto& e : o.errors) {
-        MESSAGE(std::string(through_proxy ? "proxy" : "direct") << " round " << r << ": " << e);
+    table += "| " + std::to_string(r);
+    for (std::size_t i = 0; i < 3; ++i) {
+      if (only != nullptr && std::string(only) != modes[i].second) {
+        table += " | -";
+        continue;
       }
+      const Outcome o = run_scenario(modes[i].first);
+      totals[i] += o.failed;
+      table += " | " + std::to_string(o.failed) + " of " + std::to_string(o.requests) + " (" +
+               std::to_string(o.before_kill) + " at the move)";
+      for (const auto& e : o.errors)
+        MESSAGE(std::string(modes[i].second) << ", round " << r << ": " << e);
     }
-    direct_total += failed[0];
-    proxy_total += failed[1];
-    table += "| " + std::to_string(r) + " | " + std::to_string(failed[0]) + " of 800 | " +
-             std::to_string(failed[1]) + " of 800 |\n";
+    table += " |\n";
   }
-  table +=
-      "| total | " + std::to_string(direct_total) + " | " + std::to_string(proxy_total) + " |\n";
+  table += "| total | " + std::to_string(totals[0]) + " | " + std::to_string(totals[1]) + " | " +
+           std::to_string(totals[2]) + " |\n";
   std::printf("\nFailed requests, move-leader then SIGKILL of the new leader (%d rounds)\n%s",
               rounds, table.c_str());
 }

@@ -9,7 +9,8 @@
 // The model is trained at start from the committed dataset (FED_LEADER_DELAY_DATASET).
 // Environment: FED_LEADER_DELAY_MS ("40"; a list runs each), FED_LEADER_DELAY_BEFORE_S (30),
 // FED_LEADER_DELAY_AFTER_S (120), FED_LEADER_DELAY_POLICIES ("leader,leader+classifier"),
-// FED_LEADER_DELAY_CSV (every request: policy, delay, time since the delay, latency, ok).
+// FED_LEADER_DELAY_CSV (every request: policy, delay, time since the delay, latency, ok),
+// FED_LEADER_DELAY_TLS (passthrough | terminate: the proxy's TLS mode, etcd_proxy.hpp).
 #include <doctest/doctest.h>
 #include <spdlog/spdlog.h>
 
@@ -96,6 +97,10 @@ Run run_once(const std::string& policy, int delay_ms, const std::string& model,
   po.policy = choice->routing;
   po.classifier = choice->classifier;
   po.classifier_model = model;
+  if (env_str("FED_LEADER_DELAY_TLS", "passthrough") == "terminate") {
+    po.serving_tls = {cluster.dir() + "/pki/server.crt", cluster.dir() + "/pki/server.key",
+                      cluster.dir() + "/pki/ca.crt"};
+  }
   auto proxy = etcdproxy::EtcdProxy::create(po, registry);
   REQUIRE_MESSAGE(proxy, proxy.error().message());
   REQUIRE((*proxy)->start());
@@ -224,8 +229,8 @@ TEST_CASE("delay on the etcd leader: kube-apiserver latency with the leader-heal
       char row[512];
       std::snprintf(row, sizeof(row),
                     "| %d ms (member %d) | %s | %s | %s | %s | %llu (%zu) | %s | %d |\n", delay,
-                    r.delayed_member, policy.c_str(), cell(pre).c_str(), cell(early).c_str(),
-                    cell(late).c_str(), static_cast<unsigned long long>(r.moves), changes,
+                    r.delayed_member, policy.c_str(), cell(pre).c_str(), cell(early, true).c_str(),
+                    cell(late, true).c_str(), static_cast<unsigned long long>(r.moves), changes,
                     moved.c_str(), r.workload.failed);
       table += row;
       for (std::size_t i = 0; i < r.workload.started_s.size(); ++i) {
@@ -244,7 +249,8 @@ TEST_CASE("delay on the etcd leader: kube-apiserver latency with the leader-heal
     }
   }
   csv.close();
-  std::printf("\nDelay on the leader (%lld s before, %lld s after; requests in %s)\n%s",
+  std::printf("\nDelay on the leader (%lld s before, %lld s after; TLS %s; requests in %s)\n%s",
               static_cast<long long>(before.count()), static_cast<long long>(after.count()),
-              csv_path.c_str(), table.c_str());
+              env_str("FED_LEADER_DELAY_TLS", "passthrough").c_str(), csv_path.c_str(),
+              table.c_str());
 }
