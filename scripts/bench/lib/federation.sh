@@ -63,3 +63,32 @@ light_member_terms() {
   seq 1 "$1" | sed 's/^/l/' | xargs -n 25 | sed 's/ /, /g' |
     sed 's/.*/{matchExpressions: [{key: kubectl-fed.io\/cluster-id, operator: In, values: [&]}]}/' | paste -sd, -
 }
+
+# watch_count FILE KUBECTL_GET_ARGS... -- JQ: `kubectl get -w -o json` of one object, each event
+# reduced by JQ to a number, written to FILE as "<ms> <number>" lines; prints the watcher's pid.
+# One long-lived kubectl instead of one per poll: on two cores a kubectl every 0.2 s would take
+# CPU from the API servers being measured.
+watch_count() {
+  local file=$1; shift
+  local args=() jqexpr
+  while [ "$1" != -- ]; do args+=("$1"); shift; done
+  jqexpr=$2
+  # Its stdout is not the caller's: the caller reads the pid through $( ), which would wait
+  # for the watcher to end.
+  (kubectl get "${args[@]}" -w -o json 2>/dev/null | jq --unbuffered -r "$jqexpr" |
+    while IFS= read -r v; do printf '%s %s\n' "$(now_ms)" "$v"; done >"$file") >/dev/null 2>&1 &
+  echo $!
+}
+
+# wait_count FILE N: waits until a line of FILE says N or more; prints that line's time (ms).
+wait_count() {
+  local at
+  until at=$(awk -v n="$2" '$2 >= n { print $1; exit }' "$1") && [ -n "$at" ]; do sleep 0.1; done
+  echo "$at"
+}
+
+# stop_watch PID: ends a watch_count watcher and its pipeline.
+stop_watch() {
+  pkill -P "$1" 2>/dev/null || true
+  kill "$1" 2>/dev/null || true
+}
