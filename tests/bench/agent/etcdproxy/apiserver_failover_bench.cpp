@@ -16,7 +16,7 @@
 #include <thread>
 #include <vector>
 
-#include "configmap_workload.hpp"
+#include "apiserver_fixture.hpp"
 #include "etcd_harness.hpp"
 #include "etcdproxy/etcd_proxy.hpp"
 #include "metrics/registry.hpp"
@@ -58,21 +58,12 @@ Outcome run_scenario(Mode mode) {
   std::string servers = std::string(etcdtest::kMemberUrls[0]) + "," + etcdtest::kMemberUrls[1] +
                         "," + etcdtest::kMemberUrls[2];
   if (through_proxy) {
-    etcdproxy::EtcdProxyOptions po;
-    po.listen_address = "127.0.0.1:23790";
-    po.members.assign(std::begin(etcdtest::kMemberUrls), std::end(etcdtest::kMemberUrls));
-    po.status_tls = cluster.client_tls();
+    auto po = etcdbench::proxy_options(cluster);
     po.poll_period = 200ms;
     po.drain_deadline = 3000ms;
-    if (mode == Mode::Terminating) {
-      po.serving_tls = {cluster.dir() + "/pki/server.crt", cluster.dir() + "/pki/server.key",
-                        cluster.dir() + "/pki/ca.crt"};
-    }
-    proxy = etcdproxy::EtcdProxy::create(po, registry).value();
-    REQUIRE(proxy->start());
-    for (int i = 0; i < 100 && !proxy->ready(); ++i) std::this_thread::sleep_for(50ms);
-    REQUIRE(proxy->ready());
-    servers = "https://127.0.0.1:23790";
+    if (mode == Mode::Terminating) po.serving_tls = etcdbench::proxy_serving_tls(cluster);
+    proxy = etcdbench::start_proxy(po, registry);
+    servers = etcdbench::kProxyUrl;
   }
   REQUIRE(etcdtest::harness("apiserver " + cluster.dir() + " " + servers) == 0);
 
@@ -86,13 +77,7 @@ Outcome run_scenario(Mode mode) {
     return proxy ? proxy->view().leader : admin->view().leader;
   };
 
-  etcdbench::WorkloadOptions wo;
-  wo.server = "https://10.199.0.10:6443";
-  wo.ca_file = cluster.dir() + "/pki/ca.crt";
-  wo.cert_file = cluster.dir() + "/pki/admin.crt";
-  wo.key_file = cluster.dir() + "/pki/admin.key";
-  wo.prefix = "failover";
-  wo.count = 400;
+  const auto wo = etcdbench::apiserver_workload(cluster, "failover", 400);
   auto load = std::async(std::launch::async, [&] { return etcdbench::run_configmap_workload(wo); });
 
   std::this_thread::sleep_for(2s);

@@ -23,7 +23,7 @@
 #include <thread>
 #include <vector>
 
-#include "configmap_workload.hpp"
+#include "apiserver_fixture.hpp"
 #include "etcd_harness.hpp"
 #include "etcdproxy/classifier/dataset_csv.hpp"
 #include "etcdproxy/classifier/xgb_model.hpp"
@@ -87,10 +87,7 @@ Run run_once(const std::string& policy, int delay_ms, const std::string& model,
   REQUIRE(netns.ok());
 
   metrics::Registry registry;
-  etcdproxy::EtcdProxyOptions po;
-  po.listen_address = "127.0.0.1:23790";
-  po.members.assign(std::begin(etcdtest::kMemberUrls), std::end(etcdtest::kMemberUrls));
-  po.status_tls = cluster.client_tls();
+  auto po = etcdbench::proxy_options(cluster);
   po.poll_period = 500ms;
   const auto choice = etcdproxy::parse_proxy_policy(policy);
   REQUIRE_MESSAGE(choice, choice.error().message());
@@ -98,24 +95,13 @@ Run run_once(const std::string& policy, int delay_ms, const std::string& model,
   po.classifier = choice->classifier;
   po.classifier_model = model;
   if (env_str("FED_LEADER_DELAY_TLS", "passthrough") == "terminate") {
-    po.serving_tls = {cluster.dir() + "/pki/server.crt", cluster.dir() + "/pki/server.key",
-                      cluster.dir() + "/pki/ca.crt"};
+    po.serving_tls = etcdbench::proxy_serving_tls(cluster);
   }
-  auto proxy = etcdproxy::EtcdProxy::create(po, registry);
-  REQUIRE_MESSAGE(proxy, proxy.error().message());
-  REQUIRE((*proxy)->start());
-  for (int i = 0; i < 100 && !(*proxy)->ready(); ++i) std::this_thread::sleep_for(50ms);
-  REQUIRE((*proxy)->ready());
-  REQUIRE_MESSAGE(etcdtest::harness("apiserver " + cluster.dir() + " https://127.0.0.1:23790") == 0,
+  auto proxy = etcdbench::start_proxy(po, registry);
+  REQUIRE_MESSAGE(etcdtest::harness("apiserver " + cluster.dir() + " " + etcdbench::kProxyUrl) == 0,
                   "kube-apiserver did not start; log: " << cluster.dir() << "/apiserver.log");
 
-  etcdbench::WorkloadOptions wo;
-  wo.server = "https://10.199.0.10:6443";
-  wo.ca_file = cluster.dir() + "/pki/ca.crt";
-  wo.cert_file = cluster.dir() + "/pki/admin.crt";
-  wo.key_file = cluster.dir() + "/pki/admin.key";
-  wo.prefix = "warm";
-  wo.count = 10;
+  auto wo = etcdbench::apiserver_workload(cluster, "warm", 10);
   (void)etcdbench::run_configmap_workload(wo);
 
   Run run;
@@ -129,7 +115,7 @@ Run run_once(const std::string& policy, int delay_ms, const std::string& model,
   bool injected = false;
   int last = 0;
   while (load.wait_for(100ms) != std::future_status::ready) {
-    const int leader = member_number((*proxy)->view().leader);
+    const int leader = member_number(proxy->view().leader);
     if (leader != 0 && leader != last) run.leaders.push_back({since(), last = leader});
     if (!injected && Clock::now() - t0 >= before) {
       REQUIRE(leader != 0);
@@ -146,10 +132,10 @@ Run run_once(const std::string& policy, int delay_ms, const std::string& model,
   const double shift = std::chrono::duration<double>(result->started - t0).count();
   for (auto& s : result->started_s) s += shift;
   run.workload = std::move(*result);
-  if (const auto health = (*proxy)->leader_health()) run.moves = health->moves;
+  if (const auto health = proxy->leader_health()) run.moves = health->moves;
   MESSAGE(policy << ", " << delay_ms << " ms: proxy metrics\n" << registry.render());
   etcdtest::harness("stop-apiserver " + cluster.dir());
-  (*proxy)->stop();
+  proxy->stop();
   return run;
 }
 

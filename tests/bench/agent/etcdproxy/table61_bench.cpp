@@ -14,7 +14,7 @@
 #include <thread>
 #include <vector>
 
-#include "configmap_workload.hpp"
+#include "apiserver_fixture.hpp"
 #include "etcd_harness.hpp"
 #include "etcdproxy/etcd_proxy.hpp"
 #include "metrics/registry.hpp"
@@ -52,13 +52,7 @@ Cell measure(const etcdtest::Cluster& cluster, const std::string& servers, const
              int count) {
   REQUIRE_MESSAGE(etcdtest::harness("apiserver " + cluster.dir() + " " + servers) == 0,
                   "kube-apiserver did not start; log: " << cluster.dir() << "/apiserver.log");
-  etcdbench::WorkloadOptions o;
-  o.server = "https://10.199.0.10:6443";
-  o.ca_file = cluster.dir() + "/pki/ca.crt";
-  o.cert_file = cluster.dir() + "/pki/admin.crt";
-  o.key_file = cluster.dir() + "/pki/admin.key";
-  o.prefix = tag + "-warm";
-  o.count = 10;
+  auto o = etcdbench::apiserver_workload(cluster, tag + "-warm", 10);
   (void)etcdbench::run_configmap_workload(o);
   o.prefix = tag;
   o.count = count;
@@ -91,18 +85,11 @@ TEST_CASE("Table 6.1: kube-apiserver serial workload, round-robin vs pick-leader
                             tag + "-rr", count);
 
     metrics::Registry registry;
-    etcdproxy::EtcdProxyOptions po;
-    po.listen_address = "127.0.0.1:23790";
-    po.members.assign(std::begin(etcdtest::kMemberUrls), std::end(etcdtest::kMemberUrls));
-    po.status_tls = cluster.client_tls();
+    auto po = etcdbench::proxy_options(cluster);
     po.poll_period = 500ms;
-    auto proxy = etcdproxy::EtcdProxy::create(po, registry).value();
-    REQUIRE(proxy->start());
-    for (int i = 0; i < 100 && !proxy->ready(); ++i) std::this_thread::sleep_for(50ms);
-    REQUIRE(proxy->ready());
-    const Cell pl = measure(cluster, "https://127.0.0.1:23790", tag + "-pl", count);
+    auto proxy = etcdbench::start_proxy(po, registry);
+    const Cell pl = measure(cluster, etcdbench::kProxyUrl, tag + "-pl", count);
     const auto view = proxy->view();
-    const auto open = proxy->open_connections();
     proxy->stop();
 
     const double ratio = rr.seconds / pl.seconds;
@@ -121,7 +108,6 @@ TEST_CASE("Table 6.1: kube-apiserver serial workload, round-robin vs pick-leader
     MESSAGE("proxy metrics:\n" << registry.render());
     CHECK(rr.failed == 0);
     CHECK(pl.failed == 0);
-    (void)open;
   }
   std::printf("\nTable 6.1 (%d serial rounds of ConfigMap create + get = %d requests per cell)\n%s",
               count, 2 * count, table.c_str());

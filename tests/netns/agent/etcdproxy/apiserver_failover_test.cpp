@@ -13,7 +13,7 @@
 #include <string>
 #include <thread>
 
-#include "configmap_workload.hpp"
+#include "apiserver_fixture.hpp"
 #include "etcd_harness.hpp"
 #include "etcdproxy/etcd_proxy.hpp"
 #include "metrics/registry.hpp"
@@ -39,19 +39,12 @@ TEST_CASE("kube-apiserver through the TLS-terminating proxy: two leader moves fa
   REQUIRE(netns.ok());
 
   metrics::Registry registry;
-  etcdproxy::EtcdProxyOptions po;
-  po.listen_address = "127.0.0.1:23790";
-  po.members.assign(std::begin(etcdtest::kMemberUrls), std::end(etcdtest::kMemberUrls));
-  po.status_tls = cluster.client_tls();
+  auto po = etcdbench::proxy_options(cluster);
   po.poll_period = 200ms;
   po.drain_deadline = 3000ms;
-  po.serving_tls = {cluster.dir() + "/pki/server.crt", cluster.dir() + "/pki/server.key",
-                    cluster.dir() + "/pki/ca.crt"};
-  auto proxy = etcdproxy::EtcdProxy::create(po, registry).value();
-  REQUIRE(proxy->start());
-  for (int i = 0; i < 100 && !proxy->ready(); ++i) std::this_thread::sleep_for(50ms);
-  REQUIRE(proxy->ready());
-  REQUIRE(etcdtest::harness("apiserver " + cluster.dir() + " https://127.0.0.1:23790") == 0);
+  po.serving_tls = etcdbench::proxy_serving_tls(cluster);
+  auto proxy = etcdbench::start_proxy(po, registry);
+  REQUIRE(etcdtest::harness("apiserver " + cluster.dir() + " " + etcdbench::kProxyUrl) == 0);
 
   etcd::ClientOptions ac;
   ac.endpoints.assign(std::begin(etcdtest::kMemberUrls), std::end(etcdtest::kMemberUrls));
@@ -59,13 +52,7 @@ TEST_CASE("kube-apiserver through the TLS-terminating proxy: two leader moves fa
   auto admin = etcd::EtcdClient::create(ac).value();
   REQUIRE(admin->wait_for_leader(5s));
 
-  etcdbench::WorkloadOptions wo;
-  wo.server = "https://10.199.0.10:6443";
-  wo.ca_file = cluster.dir() + "/pki/ca.crt";
-  wo.cert_file = cluster.dir() + "/pki/admin.crt";
-  wo.key_file = cluster.dir() + "/pki/admin.key";
-  wo.prefix = "failover";
-  wo.count = 600;
+  const auto wo = etcdbench::apiserver_workload(cluster, "failover", 600);
   auto load = std::async(std::launch::async, [&] { return etcdbench::run_configmap_workload(wo); });
 
   for (int move = 0; move < 2; ++move) {
