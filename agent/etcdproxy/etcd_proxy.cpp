@@ -220,8 +220,9 @@ void EtcdProxy::accept_loop(std::stop_token stop) {
     if (termination_) {
       conn = std::make_unique<TerminatedConnection>(
           std::move(client), dialer, metrics_,
-          TerminationSettings{&*termination_, &targets_, options_.dial_timeout * 5,
-                              options_.long_lived_after});
+          TerminationSettings{.contexts = &*termination_,
+                              .members = &targets_,
+                              .long_lived_after = options_.long_lived_after});
     } else {
       conn = std::make_unique<ForwardedConnection>(std::move(client), dialer, metrics_);
     }
