@@ -16,6 +16,8 @@ struct DatapathConfig {
   // The overlay's MTU: the underlay's (1500 assumed) minus the 50 bytes of VXLAN over IPv4, so
   // encapsulated frames are never fragmented.
   std::uint32_t vxlan_mtu = 1450;
+  // Reach on-link nodes without the overlay (fabric/direct_routing.hpp).
+  bool direct_routing = false;
 };
 
 }  // namespace fed::fabric

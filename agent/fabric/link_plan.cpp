@@ -20,7 +20,8 @@ std::vector<T> missing(std::vector<T> a, std::vector<T> b) {
 
 }  // namespace
 
-DesiredOverlay desired_overlay(const NodeNetworkState& state, const DatapathConfig& config) {
+DesiredOverlay desired_overlay(const NodeNetworkState& state, const DatapathConfig& config,
+                               const DirectNodes& direct) {
   DesiredOverlay out;
   if (state.peers.empty() || state.nodes.size() < 2) return out;
   const ClusterNode* self = state.node(state.node_name);
@@ -33,13 +34,13 @@ DesiredOverlay desired_overlay(const NodeNetworkState& state, const DatapathConf
   dev.address = overlay_ip(self->ip);
   dev.prefix_length = kOverlayPrefixLength;
   dev.mtu = config.vxlan_mtu;
-  out.device = dev;
   for (const auto& node : state.nodes) {
-    if (node.name == state.node_name) continue;
+    if (node.name == state.node_name || direct.contains(node.name)) continue;
     if (!state.is_gateway() && node.name != state.gateway_node) continue;
     out.fdb.push_back(os::FdbEntry{overlay_mac(node.ip), node.ip});
     out.neighbours.push_back(os::NeighbourEntry{overlay_ip(node.ip), overlay_mac(node.ip)});
   }
+  if (!out.fdb.empty()) out.device = dev;
   return out;
 }
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "fabric/datapath_config.hpp"
+#include "fabric/direct_routing.hpp"
 #include "fabric/node_state.hpp"
 #include "os/link_manager.hpp"
 #include "result/result.hpp"
@@ -14,7 +15,8 @@
 namespace fed::fabric {
 
 struct DesiredOverlay {
-  std::optional<os::VxlanDevice> device;  // none: the node needs no overlay (no peers, 1 node)
+  // none: the node needs no overlay (no peers, 1 node, every overlay peer reached directly)
+  std::optional<os::VxlanDevice> device;
   std::vector<os::FdbEntry> fdb;
   std::vector<os::NeighbourEntry> neighbours;
 };
@@ -32,7 +34,9 @@ struct LinkChanges {
   }
 };
 
-DesiredOverlay desired_overlay(const NodeNetworkState& state, const DatapathConfig& config);
+// The overlay for every overlay peer not in `direct`; no device when none is left.
+DesiredOverlay desired_overlay(const NodeNetworkState& state, const DatapathConfig& config,
+                               const DirectNodes& direct = {});
 
 // Plans from `observed` (the device named in `config`, if any) to `desired`. A device of that
 // name without the agent's marker is a Conflict: the agent never takes over foreign links.

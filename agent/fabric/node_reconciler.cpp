@@ -37,7 +37,14 @@ Result<kube::Requeue> NodeReconciler::reconcile(const kube::Request& /*request*/
 Status NodeReconciler::converge(const NodeNetworkState& state, OwnedCounts* owned) {
   Errors errors;
 
-  auto overlay = desired_overlay(state, config_);
+  DirectNodes direct;
+  if (config_.direct_routing) {
+    auto connected = deps_.links.connected_networks();
+    if (!connected) return Unexpected(connected.error().with_context("direct routing"));
+    direct = direct_nodes(state, config_, *connected);
+  }
+
+  auto overlay = desired_overlay(state, config_, direct);
   auto observed_link = deps_.links.vxlan(config_.vxlan_device);
   if (!observed_link) {
     errors.add(observed_link.error());
@@ -54,7 +61,7 @@ Status NodeReconciler::converge(const NodeNetworkState& state, OwnedCounts* owne
   }
 
   // Read routes after the overlay: recreating the device removed the routes through it.
-  auto desired = desired_routes(state, config_);
+  auto desired = desired_routes(state, config_, direct);
   auto routes = deps_.routes.routes();
   auto rules = deps_.routes.rules();
   if (!routes) {

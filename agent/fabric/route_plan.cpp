@@ -7,7 +7,19 @@
 
 namespace fed::fabric {
 
-RouteSet desired_routes(const NodeNetworkState& state, const DatapathConfig& config) {
+namespace {
+
+// The route to `dst` through node `to`: directly or over the overlay.
+os::Route via_node(const os::Cidr& dst, const ClusterNode& to, const DatapathConfig& config,
+                   const DirectNodes& direct) {
+  if (auto it = direct.find(to.name); it != direct.end()) return os::Route{dst, to.ip, it->second};
+  return os::Route{dst, overlay_ip(to.ip), config.vxlan_device};
+}
+
+}  // namespace
+
+RouteSet desired_routes(const NodeNetworkState& state, const DatapathConfig& config,
+                        const DirectNodes& direct) {
   RouteSet out;
   if (state.peers.empty()) return out;
   const ClusterNode* gateway = state.node(state.gateway_node);
@@ -19,7 +31,7 @@ RouteSet desired_routes(const NodeNetworkState& state, const DatapathConfig& con
         out.routes.push_back(os::Route{range, peer.tunnel_endpoint, peer.tunnel_interface});
         tunnels.insert(peer.tunnel_interface);
       } else {
-        out.routes.push_back(os::Route{range, overlay_ip(gateway->ip), config.vxlan_device});
+        out.routes.push_back(via_node(range, *gateway, config, direct));
       }
     }
   }
@@ -27,7 +39,7 @@ RouteSet desired_routes(const NodeNetworkState& state, const DatapathConfig& con
     for (const auto& tunnel : tunnels) out.rules.push_back(os::PolicyRule{std::nullopt, tunnel});
     for (const auto& node : state.nodes) {
       if (node.name == state.node_name) continue;
-      out.routes.push_back(os::Route{node.pod_cidr, overlay_ip(node.ip), config.vxlan_device});
+      out.routes.push_back(via_node(node.pod_cidr, node, config, direct));
     }
   }
   return out;

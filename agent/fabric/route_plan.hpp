@@ -6,11 +6,13 @@
 // in the agent's table: via the gateway's overlay address on worker nodes, via the peer's
 // tunnel endpoint on the gateway. The gateway also sends what arrives from a tunnel to pods of
 // other nodes back over the overlay ("iif <tunnel> lookup <table>"), so both directions take
-// the same path.
+// the same path. With --direct-routing, on-link nodes are reached by their node IP instead of
+// their overlay address, both ways (fabric/direct_routing.hpp).
 
 #include <vector>
 
 #include "fabric/datapath_config.hpp"
+#include "fabric/direct_routing.hpp"
 #include "fabric/node_state.hpp"
 #include "os/route_table.hpp"
 
@@ -35,8 +37,10 @@ struct RouteChanges {
   }
 };
 
-// The routes and rules `state` asks for on its node.
-RouteSet desired_routes(const NodeNetworkState& state, const DatapathConfig& config);
+// The routes and rules `state` asks for on its node; nodes in `direct` are routed to by their
+// node IP on the given link instead of over the overlay.
+RouteSet desired_routes(const NodeNetworkState& state, const DatapathConfig& config,
+                        const DirectNodes& direct = {});
 
 // The changes that turn `observed` into `desired`: stale and duplicate entries go, missing and
 // different ones come. Planning against the applied result yields no changes.

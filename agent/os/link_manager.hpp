@@ -64,6 +64,14 @@ struct LinkAddress {
   auto operator<=>(const LinkAddress&) const = default;
 };
 
+// A subnet reachable without a router: the prefix of an IPv4 address on an up link (host
+// addresses, /32, have none).
+struct ConnectedNetwork {
+  Cidr network;
+  std::string dev;
+  friend bool operator==(const ConnectedNetwork&, const ConnectedNetwork&) = default;
+};
+
 // Any link, as the kernel reports it.
 struct LinkState {
   std::string kind;    // rtnetlink kind: "tun", "vxlan", "veth"; "" when the kernel gives none
@@ -101,6 +109,9 @@ class LinkManager {
 
   // Whether a link named `name` exists (any kind; read-only).
   virtual Result<bool> link_exists(std::string_view name) = 0;
+
+  // Every connected IPv4 network of the namespace, with its link (read-only).
+  virtual Result<std::vector<ConnectedNetwork>> connected_networks() = 0;
 
   // The link `name` of any kind, or nullopt when there is none.
   virtual Result<std::optional<LinkState>> link(std::string_view name) = 0;

@@ -52,6 +52,8 @@ int run(int argc, char** argv) {
   app.add_option("--rule-priority", opts.datapath.rule_priority, "priority of the agent's rules");
   app.add_option("--vxlan-device", opts.datapath.vxlan_device, "name of the overlay device");
   app.add_option("--vxlan-mtu", opts.datapath.vxlan_mtu, "overlay MTU (underlay MTU - 50)");
+  app.add_flag("--direct-routing", opts.datapath.direct_routing,
+               "route to on-link nodes by their IP instead of over VXLAN");
   app.add_option("--log-format", log_format, "text or json");
   app.add_flag("-v", verbosity, "more logs (repeat for trace)");
   try {

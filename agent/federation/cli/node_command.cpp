@@ -81,6 +81,9 @@ NodeCommand::NodeCommand(CLI::App& node) {
       ->capture_default_str();
   node.add_option("--vxlan-mtu", flags_.datapath.vxlan_mtu, "Overlay MTU (underlay MTU - 50)")
       ->capture_default_str();
+  node.add_flag("--direct-routing", flags_.datapath.direct_routing,
+                "Route to nodes on a connected subnet by their IP instead of over VXLAN (the node "
+                "network must accept pod addresses: no source/destination check)");
   node.add_option("--tunnel-interface", flags_.tunnel.interface,
                   "The gateway's WireGuard interface (API mode and --uninstall)")
       ->capture_default_str();

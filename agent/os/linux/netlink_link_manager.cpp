@@ -259,6 +259,31 @@ Result<bool> NetlinkLinkManager::link_exists(std::string_view name) {
   return static_cast<bool>(link);
 }
 
+Result<std::vector<ConnectedNetwork>> NetlinkLinkManager::connected_networks() {
+  nl_sock* sock = state_->sock.get();
+  nl_cache* raw = nullptr;
+  if (int err = rtnl_link_alloc_cache(sock, AF_UNSPEC, &raw); err < 0) {
+    return nl::error("list links", err);
+  }
+  nl::CacheHandle links(raw);
+  raw = nullptr;
+  if (int err = rtnl_addr_alloc_cache(sock, &raw); err < 0) return nl::error("list addresses", err);
+  nl::CacheHandle addrs(raw);
+  std::vector<ConnectedNetwork> out;
+  for (nl_object* o = nl_cache_get_first(addrs.get()); o; o = nl_cache_get_next(o)) {
+    auto* a = reinterpret_cast<rtnl_addr*>(o);
+    if (rtnl_addr_get_family(a) != AF_INET) continue;
+    LinkHandle l(rtnl_link_get(links.get(), rtnl_addr_get_ifindex(a)));
+    if (!l || (rtnl_link_get_flags(l.get()) & IFF_UP) == 0) continue;
+    auto ip = nl::to_ipv4(rtnl_addr_get_local(a));
+    const int length = rtnl_addr_get_prefixlen(a);
+    if (!ip || length <= 0 || length >= 32) continue;
+    out.push_back(ConnectedNetwork{Cidr::containing(*ip, static_cast<std::uint8_t>(length)),
+                                   rtnl_link_get_name(l.get())});
+  }
+  return out;
+}
+
 // Generic links (the tunnel's TUN device) --------------------------------------------------
 
 Result<std::optional<LinkState>> NetlinkLinkManager::link(std::string_view name) {

@@ -24,6 +24,7 @@ class NetlinkLinkManager final : public LinkManager {
   Status add_neighbour(std::string_view device, const NeighbourEntry& entry) override;
   Status delete_neighbour(std::string_view device, const NeighbourEntry& entry) override;
   Result<bool> link_exists(std::string_view name) override;
+  Result<std::vector<ConnectedNetwork>> connected_networks() override;
   Result<std::optional<LinkState>> link(std::string_view name) override;
   Status set_link(std::string_view name, const LinkSettings& settings) override;
   Status add_address(std::string_view name, const LinkAddress& address) override;

@@ -150,3 +150,37 @@ TEST_CASE("three clusters share one PodCIDR: double NAT in a full mesh, then hub
 
   fed.check_uninstall_restores(baseline);
 }
+
+TEST_CASE("direct routing: workers reach the gateway over the LAN, no overlay, same PodCIDR") {
+  require_prerequisites();
+  Lab lab;
+  Federation fed(lab);
+  for (auto [id, index] : {std::pair{"a", 1}, std::pair{"b", 2}}) {
+    std::string p = std::string("p") + id;
+    auto c = cluster(id, index, "10.244.0", "10.245.0.0/24",
+                     {{p + "1", 1, "10.244.0.10"}, {p + "2", 2, "10.244.0.140"}});
+    c.agent_args = "--direct-routing";
+    fed.add_cluster(c);
+  }
+  auto baseline = lab.snapshot_all();
+  fed.set_peers("a", {{"b", "10.51.2.0/24", "10.61.2.0/24", "10.52.1.0/24", "10.62.1.0/24", {}}});
+  fed.set_peers("b", {{"a", "10.52.1.0/24", "10.62.1.0/24", "10.51.2.0/24", "10.61.2.0/24", {}}});
+  fed.start(30s);
+  fed.wait_converged(1);
+
+  CHECK(fed.probe("pa2", "10.51.2.140", 3s) == reply("pb2", "10.52.1.140", "pa2"));
+  CHECK(fed.probe("pb2", "10.52.1.10", 3s) == reply("pa1", "10.51.2.140", "pb2"));
+  CHECK(fed.probe("pa1", "10.51.2.140", 3s) == reply("pb2", "10.52.1.10", "pa1"));
+  for (const auto& n : fed.nodes()) {
+    INFO("node " << n);
+    CHECK(sh(lab.in(n, "ip link show fed.vxlan")).code != 0);
+  }
+  // Worker: peer ranges via the gateway's node IP; gateway: the worker's pods via its node IP.
+  CHECK(lab.run("a2", "ip route show table 18960").find("10.51.2.0/24 via 172.20.1.1 dev lan0") !=
+        std::string::npos);
+  CHECK(
+      lab.run("a1", "ip route show table 18960").find("10.244.0.128/25 via 172.20.1.2 dev lan0") !=
+      std::string::npos);
+
+  fed.check_uninstall_restores(baseline);
+}

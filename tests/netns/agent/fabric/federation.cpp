@@ -25,6 +25,13 @@ std::string probe_binary() {
   return FED_TCP_PROBE;
 }
 
+void add_cni_stand_ins(Lab& lab, const std::string& node, const std::string& dev) {
+  lab.run(node, "sh -c 'ip route add 198.18.0.0/15 dev " + dev +
+                    " table 100 && ip rule add to 198.18.0.0/15 lookup 100 pref 1960 && "
+                    "iptables-legacy -t nat -A POSTROUTING -d 198.18.0.0/15 "
+                    "-m comment --comment cni-foreign -j RETURN'");
+}
+
 Federation::Federation(Lab& lab) : lab_(lab) {
   lab_.add_ns("wan");
   lab_.run("wan", "sh -c 'ip link add br0 type bridge && ip link set br0 up'");
@@ -45,11 +52,8 @@ void Federation::add_cluster(const ClusterSpec& c) {
              "sh -c 'ip addr add " + node_ip(c.index, i) + "/24 dev lan0 && ip link set lan0 up'");
     // The CNI's route to the other node's pods, and foreign objects the agent must not touch.
     const std::string other = c.node_pod_cidr[i == 1 ? 1 : 0];
-    lab_.run(n, "sh -c 'ip route add " + other + " via " + node_ip(c.index, i == 1 ? 2 : 1) +
-                    " dev lan0 && ip route add 198.18.0.0/15 dev lan0 table 100 && "
-                    "ip rule add to 198.18.0.0/15 lookup 100 pref 1960 && "
-                    "iptables-legacy -t nat -A POSTROUTING -d 198.18.0.0/15 "
-                    "-m comment --comment cni-foreign -j RETURN'");
+    lab_.run(n, "ip route add " + other + " via " + node_ip(c.index, i == 1 ? 2 : 1) + " dev lan0");
+    add_cni_stand_ins(lab_, n, "lan0");
   }
   must("ip -n " + lab_.ns(n1) + " link add wan0 type veth peer name w-" + c.id + " netns " +
        lab_.ns("wan"));
@@ -115,11 +119,14 @@ std::vector<std::string> Federation::nodes() const {
 }
 
 void Federation::start(std::chrono::milliseconds resync) {
-  for (const auto& n : nodes()) {
-    agents_[n] = lab_.spawn(n,
-                            datapath_binary() + " -v --state-file " + state_path(n) +
-                                " --resync-period " + std::to_string(resync.count()) + "ms",
-                            agent_log(n));
+  for (const auto& [id, c] : clusters_) {
+    for (const std::string& n : {id + "1", id + "2"}) {
+      agents_[n] =
+          lab_.spawn(n,
+                     datapath_binary() + " -v --state-file " + state_path(n) + " --resync-period " +
+                         std::to_string(resync.count()) + "ms " + c.agent_args,
+                     agent_log(n));
+    }
   }
   for (const auto& [id, c] : clusters_) {
     for (const auto& p : c.pods) {

@@ -27,6 +27,7 @@ struct ClusterSpec {
   std::string pod_cidr, external_cidr;
   std::string node_pod_cidr[2];  // slices of pod_cidr on node 1 and node 2
   std::vector<PodSpec> pods;
+  std::string agent_args;  // extra flags for this cluster's agents, e.g. "--direct-routing"
 };
 
 // A peer as the listing cluster sees it.
@@ -75,6 +76,11 @@ class Federation {
   std::map<std::string, ClusterSpec> clusters_;
   std::map<std::string, pid_t> agents_;
 };
+
+// Objects a CNI and kube-proxy would have on `node` (a route in table 100, a policy rule at the
+// agent's priority, a nat rule): the agent must never touch them, and they turn on policy
+// routing and conntrack as on a real node. `dev` is a link of the node.
+void add_cni_stand_ins(Lab& lab, const std::string& node, const std::string& dev);
 
 // Paths of the binaries under test.
 std::string datapath_binary();

@@ -85,6 +85,7 @@ class FakeLinkManager final : public os::LinkManager {
     return ok();
   }
   Result<bool> link_exists(std::string_view) override { return true; }
+  Result<std::vector<os::ConnectedNetwork>> connected_networks() override { return connected; }
   // Generic links are the tunnel's; the fabric never touches them.
   Result<std::optional<os::LinkState>> link(std::string_view) override {
     return std::optional<os::LinkState>();
@@ -95,6 +96,7 @@ class FakeLinkManager final : public os::LinkManager {
   Status delete_owned_link(std::string_view) override { return ok(); }
 
   std::optional<os::VxlanState> vxlan_;
+  std::vector<os::ConnectedNetwork> connected;
   int writes = 0;
 };
 

@@ -5,6 +5,7 @@
 #include "fabric/chain_names.hpp"
 #include "fabric/node_state_parse.hpp"
 #include "fake_kernel.hpp"
+#include "net_literals.hpp"
 #include "sample_state.hpp"
 
 using namespace fed::fabric;
@@ -12,12 +13,9 @@ using fed::os::Cidr;
 using fed::os::NatAction;
 using fed::os::NatRule;
 using fed::os::Negation;
+using testing::cidr;
 
 namespace {
-
-Cidr cidr(const char* s) {
-  return *Cidr::parse(s);
-}
 
 NodeNetworkState gateway() {
   auto st = parse_node_state(testing::sample_state("a-n1"));

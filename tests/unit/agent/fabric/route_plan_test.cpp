@@ -4,6 +4,7 @@
 
 #include "fabric/node_state_parse.hpp"
 #include "fake_kernel.hpp"
+#include "net_literals.hpp"
 #include "sample_state.hpp"
 
 using namespace fed::fabric;
@@ -11,15 +12,10 @@ using fed::os::Cidr;
 using fed::os::Ipv4;
 using fed::os::PolicyRule;
 using fed::os::Route;
+using testing::cidr;
+using testing::ip;
 
 namespace {
-
-Cidr cidr(const char* s) {
-  return *Cidr::parse(s);
-}
-Ipv4 ip(const char* s) {
-  return *Ipv4::parse(s);
-}
 
 void apply(testing::FakeRouteTable& t, const RouteChanges& ch) {
   for (const auto& r : ch.delete_rules) REQUIRE(t.delete_rule(r));

@@ -2,19 +2,14 @@
 
 #include <doctest/doctest.h>
 
+#include "net_literals.hpp"
+
 using fed::fabric::first_host;
 using fed::fabric::map_ip_to_network;
+using fed::fabric::testing::cidr;
+using fed::fabric::testing::ip;
 using fed::os::Cidr;
 using fed::os::Ipv4;
-
-namespace {
-Ipv4 ip(const char* s) {
-  return *Ipv4::parse(s);
-}
-Cidr cidr(const char* s) {
-  return *Cidr::parse(s);
-}
-}  // namespace
 
 TEST_CASE("MapIPToNetwork keeps the host part (spec 002 §1.4 examples)") {
   CHECK(map_ip_to_network(ip("10.244.0.7"), cidr("10.0.0.0/24")) == ip("10.0.0.7"));
