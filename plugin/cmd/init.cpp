@@ -29,6 +29,10 @@ Runner wire_init(CLI::App& app) {
   app.add_option("--image", options->image,
                  "The fed-agent image of the manager and the agent (default \"" +
                      std::string(kDefaultImage) + "\")");
+  app.add_flag(
+      "--direct-routing", options->direct_routing,
+      "Route between a node and its gateway without VXLAN when they share a subnet (the node "
+      "network must accept pod addresses: no cloud source/destination check)");
   app.add_option("--gateway-node", options->gateway_node,
                  "The node that terminates the tunnels (default: the labelled one, else the "
                  "first Ready node by name)");
@@ -163,6 +167,7 @@ Status run_init(const GlobalOptions& global, const InitOptions& options, Output&
                                  cidrs.services.cidr.str(), id};
   RenderOptions render;
   render.image = options.image;
+  render.direct_routing = options.direct_routing;
   FED_ASSIGN_OR_RETURN(auto objects, render_host(identity, render));
   if (options.dry_run == DryRun::Client) {
     print_dry_run(out, objects);

@@ -18,6 +18,7 @@ struct InitOptions {
   std::string image = std::string(kDefaultImage);  // --image
   std::string gateway_node;                        // --gateway-node; empty = first Ready node
   std::string gateway_address;                     // --gateway-address; empty = the node's own
+  bool direct_routing = false;                     // --direct-routing
   DryRun dry_run = DryRun::None;                   // --dry-run
 };
 

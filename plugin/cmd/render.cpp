@@ -23,6 +23,16 @@ void set_images(json& object, const std::string& image) {
   }
 }
 
+// The node agent DaemonSet's flags that follow the options.
+void set_node_agent_args(json& object, const RenderOptions& options) {
+  if (object.value("kind", "") != "DaemonSet" ||
+      object["metadata"].value("name", "") != "fed-agent")
+    return;
+  if (options.direct_routing) {
+    object["spec"]["template"]["spec"]["containers"][0]["args"].push_back("--direct-routing");
+  }
+}
+
 void set_namespace(json& object, const std::string& ns) {
   json& meta = object["metadata"];
   if (object.value("kind", "") == "Namespace") {
@@ -85,6 +95,7 @@ Result<std::vector<RenderedObject>> render_all(const RenderOptions& options) {
     }
     for (auto& object : *docs) {
       set_images(object, options.image);
+      set_node_agent_args(object, options);
       set_namespace(object, options.namespace_name);
       set_part_of(object);
       out.push_back({std::string(m.path), std::move(object)});

@@ -45,6 +45,8 @@ struct RenderOptions {
   std::string image = std::string(kDefaultImage);
   std::string namespace_name = std::string(kFedNamespace);
   TenancySettings tenancy;  // members only
+  // The node agents route to on-link nodes without VXLAN (fed-agent node --direct-routing).
+  bool direct_routing = false;
 };
 
 // Every object of the embedded manifests with the options applied, each tagged with the file

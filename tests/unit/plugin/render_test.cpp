@@ -202,6 +202,19 @@ TEST_CASE("the agent DaemonSet is what the datapath needs") {
              {"key": "kubectl-fed.io/type", "operator": "NotIn", "values": ["virtual-node"]}]}])"));
 }
 
+TEST_CASE("--direct-routing reaches the node agents' flags, on the host and on members") {
+  CHECK(find(*render_host(kHost, RenderOptions{}), "DaemonSet",
+             "fed-agent")["spec"]["template"]["spec"]["containers"][0]["args"] ==
+        json::array({"node"}));
+  RenderOptions direct;
+  direct.direct_routing = true;
+  for (const auto& objects : {*render_host(kHost, direct), *render_member(kMember, direct)}) {
+    CHECK(find(objects, "DaemonSet",
+               "fed-agent")["spec"]["template"]["spec"]["containers"][0]["args"] ==
+          json::array({"node", "--direct-routing"}));
+  }
+}
+
 TEST_CASE(
     "virtual nodes: the manager writes Nodes only through the policy, Leases only in "
     "kube-node-lease") {
