@@ -3,11 +3,13 @@
 #include <thread>
 
 #include "cmd/cidr.hpp"
+#include "cmd/join_diagnosis.hpp"
 #include "cmd/render.hpp"
 #include "fedapi/group.hpp"
 #include "fedapi/json_fields.hpp"
 #include "fedapi/peering.hpp"
 #include "fedapi/probe_answer.hpp"
+#include "util/rfc3339.hpp"
 
 namespace fed::plugin {
 namespace {
@@ -16,6 +18,15 @@ using nlohmann::json;
 using clock = std::chrono::steady_clock;
 
 const kube::ResourceRef kPods{{"", "v1", "pods"}, std::string(kFedNamespace), "", ""};
+
+// The member's gateway node (labelled by join), or "" when it cannot be read.
+std::string member_gateway(kube::DynamicClient& member) {
+  kube::ListOptions labelled;
+  labelled.label_selector = std::string(kGatewayLabel) + "=true";
+  auto nodes = member.list(kube::ResourceRef{{"", "v1", "nodes"}, "", "", ""}, labelled);
+  if (!nodes || nodes->value("items", json::array()).empty()) return "";
+  return (*nodes)["items"][0]["metadata"].value("name", "");
+}
 
 std::string seconds_left(clock::time_point deadline) {
   const auto left = std::chrono::duration_cast<std::chrono::seconds>(deadline - clock::now());
@@ -139,6 +150,7 @@ json probe_pod(const std::string& name, const std::string& image,
 Result<json> prove_data_path(const ProbeSides& s, const json& peering,
                              std::chrono::milliseconds timeout, Output& out) {
   const auto deadline = clock::now() + timeout;
+  const std::string started = util::format_rfc3339(std::chrono::system_clock::now());
   FED_ASSIGN_OR_RETURN(auto spec, fedapi::decode<fedapi::PeeringSpec>(
                                       peering.value("spec", json::object()), "Peering spec"));
   FED_ASSIGN_OR_RETURN(auto status, fedapi::decode<fedapi::PeeringStatus>(
@@ -189,10 +201,21 @@ Result<json> prove_data_path(const ProbeSides& s, const json& peering,
   while (!message.empty() && message.back() == '\n') message.pop_back();
   if (phase_of(dpod) != "Succeeded") {
     const std::string why = phase_of(dpod) == "Failed" ? message : pod_state(dpod);
+    std::string where = "tunnel " + std::string(fedapi::to_string(status.tunnel.state)) +
+                        (status.tunnel.message.empty() ? "" : " (" + status.tunnel.message + ")");
+    if (status.tunnel.state == fedapi::TunnelState::Connected) {
+      // The gateways handshake: the broken hop is inside a cluster, where the agents know more.
+      auto agents = diagnose_path(s,
+                                  {{s.member_id, dialler_node},
+                                   {s.member_id, member_gateway(s.member)},
+                                   {s.host_id, status.gateway_node},
+                                   {s.host_id, listener_node}},
+                                  started);
+      where += "; " + (agents ? *agents
+                              : "the node agents could not be read: " + agents.error().message());
+    }
     return fail(ErrorCode::Unavailable,
-                "data path broken: no TCP answer on " + hop + ": " + why + "; tunnel " +
-                    std::string(fedapi::to_string(status.tunnel.state)) +
-                    (status.tunnel.message.empty() ? "" : " (" + status.tunnel.message + ")"));
+                "data path broken: no TCP answer on " + hop + ": " + why + "; " + where);
   }
   auto seen = fedapi::parse_probe_answer(message);
   if (!seen) return fail(ErrorCode::Internal, "the dialler pod " + seen.error().message());
