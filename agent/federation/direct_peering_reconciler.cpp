@@ -67,6 +67,11 @@ Result<kube::Requeue> DirectPeeringReconciler::link(const json& dp, const std::s
   }
   auto& am = *a->member;
   auto& bm = *b->member;
+  // Unencrypted only when both members chose it for their links with the host.
+  const auto backend =
+      a->backend == fedapi::TunnelBackend::Vxlan && b->backend == fedapi::TunnelBackend::Vxlan
+          ? fedapi::TunnelBackend::Vxlan
+          : fedapi::TunnelBackend::WireGuard;
   fedapi::TunnelStatus a_tunnel, b_tunnel;
   {
     fabric::ipam::ClusterState a_state, b_state;
@@ -84,16 +89,19 @@ Result<kube::Requeue> DirectPeeringReconciler::link(const json& dp, const std::s
     FED_TRY(bm.ipam->save(b_change));
     FED_ASSIGN_OR_RETURN(auto a_gw, read_gateway_info(*am.client));
     FED_ASSIGN_OR_RETURN(auto b_gw, read_gateway_info(*bm.client));
-    const PeeringSide a_side{a_id, b_id, am.ipam->local(),  a_state,
-                             a_gw, b_gw, a->tunnel_address, b->tunnel_address};
-    const PeeringSide b_side{b_id, a_id, bm.ipam->local(),  b_state,
-                             b_gw, a_gw, b->tunnel_address, a->tunnel_address};
+    const PeeringSide a_side{a_id,   b_id, am.ipam->local(),  a_state,
+                             a_gw,   b_gw, a->tunnel_address, b->tunnel_address,
+                             backend};
+    const PeeringSide b_side{b_id,   a_id, bm.ipam->local(),  b_state,
+                             b_gw,   a_gw, b->tunnel_address, a->tunnel_address,
+                             backend};
     FED_ASSIGN_OR_RETURN(a_tunnel, apply_peering(*am.client, a_side));
     FED_ASSIGN_OR_RETURN(b_tunnel, apply_peering(*bm.client, b_side));
   }
   const auto pair = pair_tunnel_status(a_id, a_tunnel, b_id, b_tunnel);
   const bool connected = pair.state == fedapi::TunnelState::Connected;
-  json tunnel{{"state", std::string(fedapi::to_string(pair.state))}, {"backend", "wireguard"}};
+  json tunnel{{"state", std::string(fedapi::to_string(pair.state))},
+              {"backend", std::string(fedapi::to_string(backend))}};
   FED_TRY(report(dp, connected, connected ? "Peered" : "TunnelPending",
                  connected ? a_id + " and " + b_id + " are peered directly" : pair.message,
                  tunnel));

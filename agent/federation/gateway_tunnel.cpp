@@ -25,8 +25,9 @@ const json* find_node(const NodeStateInputs& in) {
 
 }  // namespace
 
-GatewayTunnel::GatewayTunnel(GatewayTunnelDeps deps, tunnel::TunnelOptions options)
-    : deps_(std::move(deps)), options_(std::move(options)) {
+GatewayTunnel::GatewayTunnel(GatewayTunnelDeps deps, tunnel::TunnelOptions options,
+                             tunnel::VxlanTunnelOptions vxlan)
+    : deps_(std::move(deps)), options_(std::move(options)), vxlan_(std::move(vxlan)) {
   if (!deps_.now) deps_.now = [] { return static_cast<std::int64_t>(std::time(nullptr)); };
 }
 
@@ -48,14 +49,19 @@ Status GatewayTunnel::reconcile(const NodeStateInputs& in) {
   if (!config->address) {
     errors.add(remove_if_present("no Peering gives this gateway a tunnel address yet"));
   } else {
-    tunnel::DesiredTunnel desired{options_, *key, {}};
-    desired.options.address = *config->address;
-    std::vector<std::string> names;
-    for (const auto& p : config->peers) {
-      desired.peers.push_back(p.peer);
-      names.push_back(p.peering);
+    if (!config->peers.empty() || config->vxlan_peers.empty()) {
+      tunnel::DesiredTunnel desired{options_, *key, {}};
+      desired.options.address = *config->address;
+      std::vector<std::string> names;
+      for (const auto& p : config->peers) {
+        desired.peers.push_back(p.peer);
+        names.push_back(p.peering);
+      }
+      errors.add(converge(desired, names, in.node_name, statuses));
+    } else {
+      errors.add(remove_wireguard_if_present("every peer uses the vxlan backend"));
     }
-    errors.add(converge(desired, names, in.node_name, statuses));
+    errors.add(converge_vxlan(config->vxlan_peers, *config->address, in.node_name, statuses));
   }
   errors.add(report(in, statuses));
   handshake_pending_ = std::any_of(statuses.begin(), statuses.end(), [](const auto& s) {
@@ -137,7 +143,29 @@ Status GatewayTunnel::report(const NodeStateInputs& in, const PeeringStatuses& s
   return errors.result("tunnel status");
 }
 
+Status GatewayTunnel::converge_vxlan(const std::vector<VxlanTunnelPeering>& peers, os::Ipv4 address,
+                                     const std::string& node, PeeringStatuses& statuses) {
+  std::vector<tunnel::VxlanTunnelPeer> wanted;
+  for (const auto& p : peers) wanted.push_back(p.peer);
+  auto s = tunnel::converge_vxlan_tunnel(
+      deps_.links, vxlan_,
+      tunnel::desired_vxlan_tunnel(vxlan_, address, options_.prefix_length, wanted));
+  for (const auto& p : peers) {
+    statuses.emplace_back(p.peering,
+                          s ? fedapi::TunnelStatus{fedapi::TunnelState::Connected, ""}
+                            : tunnel_error_status(vxlan_.interface, node, s.error().message()));
+  }
+  return s;
+}
+
 Status GatewayTunnel::remove_if_present(std::string_view why) {
+  fabric::Errors errors;
+  errors.add(remove_wireguard_if_present(why));
+  errors.add(tunnel::converge_vxlan_tunnel(deps_.links, vxlan_, {}));
+  return errors.result("gateway tunnel removal");
+}
+
+Status GatewayTunnel::remove_wireguard_if_present(std::string_view why) {
   auto observed = deps_.tunnel.observe(options_);
   if (!observed) return Unexpected(observed.error().with_context("gateway tunnel"));
   const bool ours = observed->link && observed->link->owned;

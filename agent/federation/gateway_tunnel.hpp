@@ -4,7 +4,8 @@
 // tunnel addresses on the tunnel interface. On the gateway node it loads (or makes) the
 // WireGuard key, publishes the gateway ConfigMap when it differs, converges TunnelReconciler to
 // the Peerings (derive_gateway_tunnel) and reports each Peering's tunnel state; on any other
-// node it removes a tunnel left from when that node was the gateway.
+// node it removes a tunnel left from when that node was the gateway. Peerings with the vxlan
+// backend go to the VXLAN tunnel instead; WireGuard runs unless every peer uses VXLAN.
 
 #include <cstdint>
 #include <functional>
@@ -15,14 +16,17 @@
 
 #include "fedapi/peering.hpp"
 #include "federation/gateway_publisher.hpp"
+#include "federation/gateway_tunnel_config.hpp"
 #include "federation/node_state_builder.hpp"
 #include "result/result.hpp"
 #include "tunnel/tunnel_reconciler.hpp"
+#include "tunnel/vxlan_tunnel.hpp"
 
 namespace fed::federation {
 
 struct GatewayTunnelDeps {
   tunnel::TunnelReconciler& tunnel;
+  os::LinkManager& links;  // the VXLAN tunnel's device
   GatewayApi& api;
   std::function<std::int64_t()> now;  // Unix seconds; empty: the system clock
 };
@@ -31,7 +35,8 @@ class GatewayTunnel final {
  public:
   // `options`: interface, port, key file and the daemon's settings; the tunnel address comes
   // from the Peerings on every pass.
-  GatewayTunnel(GatewayTunnelDeps deps, tunnel::TunnelOptions options);
+  GatewayTunnel(GatewayTunnelDeps deps, tunnel::TunnelOptions options,
+                tunnel::VxlanTunnelOptions vxlan = {});
 
   // One pass for `in` (what the fabric's pass builds from). It goes on past a failed
   // publication or status report and returns every failure; Invalid when the Peerings cannot
@@ -52,11 +57,19 @@ class GatewayTunnel final {
                   const std::string& node, PeeringStatuses& statuses);
   // Writes the statuses that differ from the Peerings' current ones.
   Status report(const NodeStateInputs& in, const PeeringStatuses& statuses);
-  // Uninstalls the tunnel when a link of ours or a daemon is there; `why` goes to the log.
+  // Converges the VXLAN tunnel to `peers` (removed when there are none) and appends their
+  // statuses.
+  Status converge_vxlan(const std::vector<VxlanTunnelPeering>& peers, os::Ipv4 address,
+                        const std::string& node, PeeringStatuses& statuses);
+  // Uninstalls the WireGuard tunnel when a link of ours or a daemon is there; `why` goes to
+  // the log.
+  Status remove_wireguard_if_present(std::string_view why);
+  // Both tunnels.
   Status remove_if_present(std::string_view why);
 
   GatewayTunnelDeps deps_;
   tunnel::TunnelOptions options_;
+  tunnel::VxlanTunnelOptions vxlan_;
   bool handshake_pending_ = false;
 };
 

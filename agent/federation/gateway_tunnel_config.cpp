@@ -83,9 +83,9 @@ Result<GatewayTunnelConfig> derive_gateway_tunnel(const NodeStateInputs& in) {
     const std::string name = (*p)["metadata"].value("name", "");
     const json spec = p->value("spec", json::object());
     const std::string backend = spec.value("backend", "wireguard");
-    if (backend != "wireguard") {
-      out.waiting.push_back({name, error("backend \"" + backend +
-                                         "\" is not implemented by fed-agent; use wireguard")});
+    if (backend != "wireguard" && backend != "vxlan") {
+      out.waiting.push_back(
+          {name, error("spec.backend \"" + backend + "\" is unknown; use wireguard or vxlan")});
       continue;
     }
     FED_ASSIGN_OR_RETURN(auto mine, local_address(*p, name));
@@ -114,6 +114,10 @@ Result<GatewayTunnelConfig> derive_gateway_tunnel(const NodeStateInputs& in) {
                                    "Peering " + name + " spec.gatewayEndpoint");
     if (!endpoint) {
       out.waiting.push_back({name, error(endpoint.error().message())});
+      continue;
+    }
+    if (backend == "vxlan") {
+      out.vxlan_peers.push_back({name, {id, endpoint->address, it->second->tunnel_endpoint}});
       continue;
     }
     const std::string key = spec.value("publicKey", "");

@@ -2,8 +2,8 @@
 // The gateway tunnel the federation asks of this node (issue 5, docs/DATAPATH.md): whether this
 // node is the gateway, its tunnel address, one TunnelPeer per ready WireGuard Peering
 // (endpoint and key from the Peering's spec; ranges and tunnel address exactly as the fabric's
-// state routes them) and, for every other Peering, the status that says why it is not in the
-// tunnel yet. Pure: gateway_tunnel runs it on every pass.
+// state routes them), one VxlanTunnelPeer per ready vxlan Peering and, for every other Peering, the
+// status that says why it is not in the tunnel yet. Pure: gateway_tunnel runs it on every pass.
 
 #include <cstdint>
 #include <optional>
@@ -16,6 +16,7 @@
 #include "os/net_types.hpp"
 #include "result/result.hpp"
 #include "tunnel/tunnel_config.hpp"
+#include "tunnel/vxlan_tunnel.hpp"
 
 namespace fed::federation {
 
@@ -25,6 +26,12 @@ struct TunnelPeering {
   tunnel::TunnelPeer peer;
 };
 
+// A Peering carried by the unencrypted VXLAN tunnel.
+struct VxlanTunnelPeering {
+  std::string peering;
+  tunnel::VxlanTunnelPeer peer;
+};
+
 // A Peering left out of the tunnel, with the status to report for it.
 struct WaitingPeering {
   std::string peering;
@@ -32,9 +39,10 @@ struct WaitingPeering {
 };
 
 struct GatewayTunnelConfig {
-  bool gateway = false;             // this node is the gateway (the fabric's choice)
-  std::optional<os::Ipv4> address;  // our tunnel address; none until a Peering carries one
-  std::vector<TunnelPeering> peers;
+  bool gateway = false;              // this node is the gateway (the fabric's choice)
+  std::optional<os::Ipv4> address;   // our tunnel address; none until a Peering carries one
+  std::vector<TunnelPeering> peers;  // WireGuard
+  std::vector<VxlanTunnelPeering> vxlan_peers;
   std::vector<WaitingPeering> waiting;
 };
 

@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <set>
 
+#include "fedapi/federated_cluster.hpp"
 #include "fedapi/group.hpp"
+#include "fedapi/json_fields.hpp"
 #include "federation/network_exchange.hpp"
 #include "federation/object_edits.hpp"
 #include "federation/peering_builder.hpp"
@@ -32,6 +34,14 @@ std::string cluster_id_of(const json& fc) {
 std::string annotation(const json& object, std::string_view key) {
   const json& a = object["metadata"].value("annotations", json::object());
   return a.value(std::string(key), "");
+}
+
+// The member's spec.tunnelBackend (absent: wireguard): the backend of both its Peerings.
+Result<fedapi::TunnelBackend> tunnel_backend(const json& fc) {
+  FED_ASSIGN_OR_RETURN(auto spec, fedapi::decode<fedapi::FederatedClusterSpec>(
+                                      fc.value("spec", json::object()),
+                                      "FederatedCluster " + cluster_id_of(fc) + " spec"));
+  return spec.tunnel_backend;
 }
 
 }  // namespace
@@ -67,7 +77,8 @@ Result<MembershipReconciler::JoinedMember> MembershipReconciler::joined_member(
     return fail(ErrorCode::Unavailable, "member " + id + " is not peered with the host yet");
   }
   FED_ASSIGN_OR_RETURN(auto m, member(*fc));
-  return JoinedMember{std::move(m), address};
+  FED_ASSIGN_OR_RETURN(auto backend, tunnel_backend(*fc));
+  return JoinedMember{std::move(m), address, backend};
 }
 
 Result<std::shared_ptr<MembershipReconciler::Member>> MembershipReconciler::member(const json& fc) {
@@ -161,11 +172,19 @@ Result<kube::Requeue> MembershipReconciler::join(const json& fc) {
   FED_ASSIGN_OR_RETURN(auto host_gw, read_gateway_info(*host_.client));
   FED_ASSIGN_OR_RETURN(auto member_gw, read_gateway_info(*mem.client));
   FED_ASSIGN_OR_RETURN(auto member_addr, tunnel_address(fc));
-  const PeeringSide host_side{
-      host_id,    id, hi.local(), host_state, host_gw, member_gw, std::string(kHostTunnelAddress),
-      member_addr};
+  FED_ASSIGN_OR_RETURN(auto backend, tunnel_backend(fc));
+  const PeeringSide host_side{host_id,
+                              id,
+                              hi.local(),
+                              host_state,
+                              host_gw,
+                              member_gw,
+                              std::string(kHostTunnelAddress),
+                              member_addr,
+                              backend};
   const PeeringSide member_side{id,        host_id, mi.local(),  member_state,
-                                member_gw, host_gw, member_addr, std::string(kHostTunnelAddress)};
+                                member_gw, host_gw, member_addr, std::string(kHostTunnelAddress),
+                                backend};
   FED_ASSIGN_OR_RETURN(auto host_tunnel, apply_peering(*host_.client, host_side));
   FED_ASSIGN_OR_RETURN(auto member_tunnel, apply_peering(*mem.client, member_side));
 
@@ -187,7 +206,8 @@ Result<kube::Requeue> MembershipReconciler::join(const json& fc) {
     message = "waiting for the gateway of " + id + " to publish its key";
   else if (!connected)
     message = pair.message;  // the gateways' own words: which hop has no handshake
-  json tunnel{{"state", std::string(fedapi::to_string(pair.state))}, {"backend", "wireguard"}};
+  json tunnel{{"state", std::string(fedapi::to_string(pair.state))},
+              {"backend", std::string(fedapi::to_string(backend))}};
   if (member_gw) tunnel["gatewayNode"] = member_gw->node;
   // null, not absent: the status is a merge patch, and a stale message must go.
   tunnel["message"] = message.empty() ? json(nullptr) : json(message);

@@ -45,6 +45,7 @@ class MembershipReconciler final : public kube::Reconciler {
   struct JoinedMember {
     std::shared_ptr<Member> member;
     std::string tunnel_address;  // on the gateway's tunnel interface
+    fedapi::TunnelBackend backend = fedapi::TunnelBackend::WireGuard;  // its spec.tunnelBackend
   };
   // A member this controller has peered with the host (its FederatedCluster has a tunnel
   // address): its connection and IPAM, shared with the direct-peering controller. NotFound

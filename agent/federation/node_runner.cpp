@@ -109,7 +109,7 @@ Status NodeRunner::start(const agent::RoleContext& ctx) {
       std::make_unique<tunnel::TunnelReconciler>(tunnel::TunnelDeps{*links_, *wireguard_});
   gateway_api_ = std::make_unique<KubeGatewayApi>(*client_);
   tunnel_ = std::make_unique<GatewayTunnel>(
-      GatewayTunnelDeps{*tunnel_reconciler_, *gateway_api_, {}}, options_.tunnel);
+      GatewayTunnelDeps{*tunnel_reconciler_, *links_, *gateway_api_, {}}, options_.tunnel);
   events_ =
       std::make_unique<kube::EventRecorder>(client_, kube::EventSource{"fed-agent-node", node});
   tracking_ =

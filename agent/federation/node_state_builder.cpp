@@ -150,7 +150,10 @@ Result<fabric::NodeNetworkState> build_node_state(const NodeStateInputs& in) {
   }
   for (const auto& peering : in.peerings) {
     if (!peering_pending_reason(peering).empty()) continue;
-    FED_ASSIGN_OR_RETURN(auto p, peer_from(peering, in.nat_mappings, in.tunnel_interface));
+    const bool vxlan = peering.value("spec", json::object()).value("backend", "") == "vxlan";
+    FED_ASSIGN_OR_RETURN(auto p,
+                         peer_from(peering, in.nat_mappings,
+                                   vxlan ? in.vxlan_tunnel_interface : in.tunnel_interface));
     st.peers.push_back(std::move(p));
   }
   std::sort(st.peers.begin(), st.peers.end(),

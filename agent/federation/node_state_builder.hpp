@@ -13,6 +13,7 @@
 #include "fabric/node_state.hpp"
 #include "federation/cluster_info.hpp"
 #include "result/result.hpp"
+#include "tunnel/vxlan_tunnel.hpp"
 
 namespace fed::federation {
 
@@ -26,7 +27,8 @@ struct NodeStateInputs {
   std::vector<nlohmann::json> nodes;         // Node objects
   std::vector<nlohmann::json> peerings;      // Peering objects of this cluster
   std::vector<nlohmann::json> nat_mappings;  // NatMapping objects of this cluster
-  std::string tunnel_interface = std::string(kTunnelInterface);
+  std::string tunnel_interface = std::string(kTunnelInterface);  // Peerings of backend wireguard
+  std::string vxlan_tunnel_interface = std::string(tunnel::kVxlanTunnelInterface);  // vxlan
   // The gateway ConfigMap as it is published now (none, or unreadable: publish again).
   std::optional<GatewayInfo> published_gateway;
 };

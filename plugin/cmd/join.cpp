@@ -13,6 +13,7 @@
 #include "cmd/join_probe.hpp"
 #include "cmd/join_wait.hpp"
 #include "fedapi/group.hpp"
+#include "fedapi/peering.hpp"
 #include "util/base64.hpp"
 
 namespace fed::plugin {
@@ -50,6 +51,14 @@ Runner wire_join(CLI::App& app) {
                  "at (annotation kubectl-fed.io/gateway-address; default: the node's ExternalIP, "
                  "else its InternalIP)");
   app.add_option("--image", o->image, "The fed-agent image of the member's agent");
+  app.add_flag(
+      "--direct-routing", o->direct_routing,
+      "Route between a node and its gateway without VXLAN when they share a subnet (the node "
+      "network must accept pod addresses: no cloud source/destination check)");
+  app.add_option("--tunnel-backend", o->tunnel_backend,
+                 "The tunnel between the host's and the member's gateways: wireguard "
+                 "(encrypted, default) or vxlan (unencrypted, UDP 4789; for networks that are "
+                 "already private)");
   app.add_flag("--wait", o->wait, "Wait until the member is Ready (see --timeout)");
   app.add_option("--timeout", *timeout,
                  "How long --wait and the member's token may take (default 5m)");
@@ -180,6 +189,12 @@ Status validate_join_flags(const JoinOptions& o) {
   FED_TRY(validate_api_endpoint(o.member_api_endpoint));
   FED_TRY(validate_gateway_address(o.gateway_address));
   if (o.image.empty()) return fail(ErrorCode::Invalid, "--image must not be empty");
+  if (!fedapi::tunnel_backend_named(o.tunnel_backend)) {
+    return fail(ErrorCode::Invalid,
+                "--tunnel-backend must be wireguard (encrypted, the default) or vxlan "
+                "(unencrypted), not \"" +
+                    o.tunnel_backend + "\"");
+  }
   return ok();
 }
 
@@ -225,12 +240,13 @@ Status run_join(const GlobalOptions& global, const JoinOptions& o, Output& out) 
   const ClusterIdentity identity{o.member, FederationRole::Member, pod_cidr, service_cidr, host_id};
   const RenderOptions render{
       o.image, std::string(kFedNamespace),
-      TenancySettings{o.namespace_quota, o.share_cpu, o.share_memory, pod_cidr}};
+      TenancySettings{o.namespace_quota, o.share_cpu, o.share_memory, pod_cidr}, o.direct_routing};
   FED_ASSIGN_OR_RETURN(auto member_objects, render_member(identity, render));
 
-  MemberSpec spec{o.member,
-                  o.member_api_endpoint.empty() ? member.config.server : o.member_api_endpoint,
-                  labels, o.share_cpu, o.share_memory};
+  MemberSpec spec{
+      o.member,       o.member_api_endpoint.empty() ? member.config.server : o.member_api_endpoint,
+      labels,         o.share_cpu,
+      o.share_memory, o.tunnel_backend};
   const json fc = federated_cluster(spec);
   if (o.dry_run == DryRun::Client) {
     std::vector<json> all = member_objects;

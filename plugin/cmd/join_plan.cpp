@@ -76,6 +76,10 @@ json federated_cluster(const MemberSpec& spec) {
   if (!spec.share_cpu.empty()) offered["cpu"] = spec.share_cpu;
   if (!spec.share_memory.empty()) offered["memory"] = spec.share_memory;
   if (!offered.empty()) s["offered"] = offered;
+  // Only when not the default: a FederatedCluster joined before the field compares unchanged.
+  if (!spec.tunnel_backend.empty() && spec.tunnel_backend != "wireguard") {
+    s["tunnelBackend"] = spec.tunnel_backend;
+  }
   return json{{"apiVersion", std::string(fedapi::kApiVersion)},
               {"kind", std::string(fedapi::kFederatedCluster.kind)},
               {"metadata",

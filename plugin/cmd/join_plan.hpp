@@ -29,6 +29,7 @@ struct MemberSpec {
   std::string api_endpoint;  // as the host's pods reach the member
   std::map<std::string, std::string> cluster_labels;
   std::string share_cpu, share_memory;  // empty = not offered
+  std::string tunnel_backend;           // "vxlan"; empty or "wireguard" = the default
 };
 
 // "member-<member>", the host Secret with the member's credential.

@@ -27,6 +27,10 @@ void to_json(nlohmann::json& j, const FederatedClusterSpec& spec) {
   write_string(offered, "cpu", spec.offered_cpu);
   write_string(offered, "memory", spec.offered_memory);
   if (!offered.empty()) j["offered"] = offered;
+  // Written only when not the default, so objects from before the field compare equal.
+  if (spec.tunnel_backend != TunnelBackend::WireGuard) {
+    j["tunnelBackend"] = std::string(to_string(spec.tunnel_backend));
+  }
 }
 
 void from_json(const nlohmann::json& j, FederatedClusterSpec& spec) {
@@ -44,6 +48,7 @@ void from_json(const nlohmann::json& j, FederatedClusterSpec& spec) {
   const auto offered = read_object(j, "offered");
   spec.offered_cpu = within("offered", [&] { return read_quantity(offered, "cpu"); });
   spec.offered_memory = within("offered", [&] { return read_quantity(offered, "memory"); });
+  spec.tunnel_backend = read_tunnel_backend(j, "tunnelBackend");
 }
 
 void to_json(nlohmann::json& j, const FederatedClusterStatus& status) {

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fedapi/condition.hpp"
+#include "fedapi/peering.hpp"
 
 namespace fed::fedapi {
 
@@ -23,6 +24,7 @@ struct FederatedClusterSpec {
   std::map<std::string, std::string> cluster_labels;  // exported to its virtual node
   std::string offered_cpu;                            // a quantity, "" when not offered
   std::string offered_memory;
+  TunnelBackend tunnel_backend = TunnelBackend::WireGuard;  // of its Peerings with the host
 
   friend bool operator==(const FederatedClusterSpec&, const FederatedClusterSpec&) = default;
 };

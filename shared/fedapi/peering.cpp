@@ -45,6 +45,18 @@ std::string_view to_string(TunnelBackend backend) {
   return name_of(kBackends, backend);
 }
 
+std::optional<TunnelBackend> tunnel_backend_named(std::string_view text) {
+  for (const auto& [value, name] : kBackends) {
+    if (name == text) return value;
+  }
+  return std::nullopt;
+}
+
+TunnelBackend read_tunnel_backend(const nlohmann::json& j, std::string_view key) {
+  const auto text = read_string(j, key);
+  return text.empty() ? TunnelBackend::WireGuard : parse_enum(kBackends, key, text);
+}
+
 std::string_view to_string(TunnelState state) {
   return name_of(kStates, state);
 }
@@ -67,9 +79,7 @@ void from_json(const nlohmann::json& j, PeeringSpec& spec) {
   spec.peer_cluster_id = read_string(j, "peerClusterID", Presence::Required);
   spec.peer_pod_cidr = read_string(j, "peerPodCIDR", Presence::Required);
   spec.peer_external_cidr = read_string(j, "peerExternalCIDR", Presence::Required);
-  auto backend = read_string(j, "backend");
-  spec.backend =
-      backend.empty() ? TunnelBackend::WireGuard : parse_enum(kBackends, "backend", backend);
+  spec.backend = read_tunnel_backend(j, "backend");
   spec.gateway_endpoint = read_string(j, "gatewayEndpoint");
   spec.public_key = read_string(j, "publicKey");
   spec.local_tunnel_address = read_string(j, "localTunnelAddress");

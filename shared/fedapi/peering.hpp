@@ -5,6 +5,7 @@
 // Network fields hold a CIDR, or "None" where the spec allows "not remapped"; "" is "unknown".
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -20,6 +21,11 @@ enum class TunnelState { Pending, Connecting, Connected, Error };
 
 // "wireguard" / "vxlan".
 std::string_view to_string(TunnelBackend backend);
+// The backend named `text`; nullopt for another name.
+std::optional<TunnelBackend> tunnel_backend_named(std::string_view text);
+// The backend at `key` of `j` (absent or "" reads as WireGuard); throws FieldError for another
+// name. For from_json functions, called through decode().
+TunnelBackend read_tunnel_backend(const nlohmann::json& j, std::string_view key);
 // "Pending" / "Connecting" / "Connected" / "Error".
 std::string_view to_string(TunnelState state);
 

@@ -8,6 +8,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "fabric/apply.hpp"
 #include "fabric/node_datapath.hpp"
 #include "fabric/state_file_runner.hpp"
 #include "federation/node_runner.hpp"
@@ -16,6 +17,7 @@
 #include "os/linux/netlink_link_manager.hpp"
 #include "os/linux/wireguard_go_daemon.hpp"
 #include "tunnel/tunnel_reconciler.hpp"
+#include "tunnel/vxlan_tunnel.hpp"
 #include "util/duration.hpp"
 #include "util/strings.hpp"
 
@@ -47,7 +49,8 @@ std::string resolve_program(const std::string& program) {
   return program;
 }
 
-// Removes the gateway tunnel (every node tries: the label may have moved); the key file stays.
+// Removes the gateway tunnels, WireGuard and VXLAN (every node tries: the label may have
+// moved); the key file stays.
 Status uninstall_tunnel(const tunnel::TunnelOptions& options) {
   FED_ASSIGN_OR_RETURN(auto links, os::NetlinkLinkManager::create());
   os::WireguardGoSettings settings;
@@ -55,7 +58,10 @@ Status uninstall_tunnel(const tunnel::TunnelOptions& options) {
   settings.socket_dir = options.socket_dir;
   os::WireguardGoDaemon daemon(std::move(settings));
   tunnel::TunnelReconciler reconciler({*links, daemon});
-  return reconciler.uninstall(options);
+  fabric::Errors errors;
+  errors.add(reconciler.uninstall(options));
+  errors.add(tunnel::converge_vxlan_tunnel(*links, tunnel::VxlanTunnelOptions{}, {}));
+  return errors.result("tunnel uninstall");
 }
 
 }  // namespace

@@ -79,7 +79,7 @@ TEST_CASE("covers: server-added fields do not count, changed or missing ones do"
 }
 
 TEST_CASE("a FederatedCluster's spec must match exactly") {
-  MemberSpec spec{"c3", "https://172.31.0.103:6443", {{"region", "eu"}}, "4", "8Gi"};
+  MemberSpec spec{"c3", "https://172.31.0.103:6443", {{"region", "eu"}}, "4", "8Gi", ""};
   const json fc = federated_cluster(spec);
   CHECK(fc["spec"]["clusterID"] == "c3");
   CHECK(fc["spec"]["role"] == "member");
@@ -99,6 +99,17 @@ TEST_CASE("a FederatedCluster's spec must match exactly") {
   MemberSpec moved = spec;
   moved.api_endpoint = "https://10.0.0.1:6443";
   CHECK(plan_federated_cluster(live, federated_cluster(moved)) == ApplyOutcome::Configured);
+
+  // The default backend is not written (a FederatedCluster from before the field is
+  // unchanged); another one is, and changes the spec.
+  CHECK_FALSE(fc["spec"].contains("tunnelBackend"));
+  MemberSpec wireguard = spec;
+  wireguard.tunnel_backend = "wireguard";
+  CHECK(plan_federated_cluster(live, federated_cluster(wireguard)) == ApplyOutcome::Unchanged);
+  MemberSpec vxlan = spec;
+  vxlan.tunnel_backend = "vxlan";
+  CHECK(federated_cluster(vxlan)["spec"]["tunnelBackend"] == "vxlan");
+  CHECK(plan_federated_cluster(live, federated_cluster(vxlan)) == ApplyOutcome::Configured);
 }
 
 TEST_CASE("already joined only when nothing is written on either side") {

@@ -129,6 +129,10 @@ TEST_CASE("join refuses bad flags before contacting a cluster") {
   expect_invalid(validate_join_flags(o), {"--gateway-address", "IPv4 address"});
   o.gateway_address = "172.31.0.3";
   CHECK(validate_join_flags(o));
+  o.tunnel_backend = "ipsec";
+  expect_invalid(validate_join_flags(o), {"--tunnel-backend", "wireguard", "vxlan", "ipsec"});
+  o.tunnel_backend = "vxlan";
+  CHECK(validate_join_flags(o));
 }
 
 TEST_CASE("gateway marks: the label and the address annotation on the chosen node only") {

@@ -13,6 +13,7 @@
 #include <chrono>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <thread>
 
 #include "federation/gateway_tunnel.hpp"
@@ -51,6 +52,7 @@ struct Side {
   std::string ns;  // "a" / "b"
   int index = 0;   // cluster c<index>, gateway address 192.0.2.<index>
   fed::tunnel::TunnelOptions options;
+  fed::tunnel::VxlanTunnelOptions vxlan;
   federation::NodeStateInputs in;
   RecordingApi api;
 };
@@ -91,6 +93,7 @@ json peering(int self, int peer) {
 void init_side(Side& side, Lab& lab, const std::string& tag) {
   const std::string i = std::to_string(side.index);
   side.options.interface = "fgt" + tag + side.ns;
+  side.vxlan.interface = "fvx" + tag + side.ns;
   side.options.private_key_file = lab.dir() + "/" + side.ns + "/wireguard/private.key";
   side.in.self = federation::ClusterInfo{"c" + i, federation::ClusterRole::Host,
                                          *os::Cidr::parse("10.24" + i + ".0.0/16"),
@@ -99,6 +102,7 @@ void init_side(Side& side, Lab& lab, const std::string& tag) {
   side.in.external_cidr = *os::Cidr::parse("10.5" + i + ".0.0/16");
   side.in.nodes = {gateway_node(side.index, true)};
   side.in.tunnel_interface = side.options.interface;
+  side.in.vxlan_tunnel_interface = side.vxlan.interface;
 }
 
 // One pass of the agent's tunnel inside the side's namespace; then, as the informers would,
@@ -110,7 +114,7 @@ fed::Status pass(Lab& lab, Side& side) {
   REQUIRE(links);
   os::WireguardGoDaemon daemon({});
   fed::tunnel::TunnelReconciler reconciler({**links, daemon});
-  federation::GatewayTunnel tunnel({reconciler, side.api, {}}, side.options);
+  federation::GatewayTunnel tunnel({reconciler, **links, side.api, {}}, side.options, side.vxlan);
   auto s = tunnel.reconcile(side.in);
   side.in.published_gateway = side.api.published;
   for (auto& p : side.in.peerings) {
@@ -143,6 +147,28 @@ struct DaemonGuard {
   }
 };
 
+// Two gateways: namespaces "a" and "b" joined by a veth (192.0.2.1 and .2), their Sides, and
+// the guard that stops their daemons (declared last: it goes first).
+struct Gateways {
+  Lab lab;
+  Side a{"a", 1, {}, {}, {}, {}};
+  Side b{"b", 2, {}, {}, {}, {}};
+  std::optional<DaemonGuard> guard;
+
+  Gateways() {
+    lab.add_ns("a");
+    lab.add_ns("b");
+    must("ip -n " + lab.ns("a") + " link add wan type veth peer name wan netns " + lab.ns("b"));
+    lab.run("a", "sh -c 'ip addr add 192.0.2.1/24 dev wan && ip link set wan up'");
+    lab.run("b", "sh -c 'ip addr add 192.0.2.2/24 dev wan && ip link set wan up'");
+    const std::string tag = std::to_string(::getpid() % 100000);
+    init_side(a, lab, tag);
+    init_side(b, lab, tag);
+    guard.emplace(lab, std::vector<std::pair<std::string, std::string>>{
+                           {"a", a.options.interface}, {"b", b.options.interface}});
+  }
+};
+
 }  // namespace
 
 TEST_CASE("fed-agent node's gateway tunnel: publish, peers from Peerings, status, removal") {
@@ -152,19 +178,10 @@ TEST_CASE("fed-agent node's gateway tunnel: publish, peers from Peerings, status
     REQUIRE(sh("command -v wireguard-go && command -v wg").code == 0);
     REQUIRE(std::filesystem::exists("/dev/net/tun"));
   }
-  Lab lab;
-  lab.add_ns("a");
-  lab.add_ns("b");
-  must("ip -n " + lab.ns("a") + " link add wan type veth peer name wan netns " + lab.ns("b"));
-  lab.run("a", "sh -c 'ip addr add 192.0.2.1/24 dev wan && ip link set wan up'");
-  lab.run("b", "sh -c 'ip addr add 192.0.2.2/24 dev wan && ip link set wan up'");
-
-  const std::string tag = std::to_string(::getpid() % 100000);
-  Side a{"a", 1, {}, {}, {}};
-  Side b{"b", 2, {}, {}, {}};
-  init_side(a, lab, tag);
-  init_side(b, lab, tag);
-  DaemonGuard guard{lab, {{"a", a.options.interface}, {"b", b.options.interface}}};
+  Gateways g;
+  Lab& lab = g.lab;
+  Side& a = g.a;
+  Side& b = g.b;
   a.in.peerings = {peering(1, 2)};
   b.in.peerings = {peering(2, 1)};
 
@@ -244,4 +261,52 @@ TEST_CASE("fed-agent node's gateway tunnel: publish, peers from Peerings, status
   REQUIRE(pass(lab, b));
   CHECK(sh("ip -n " + lab.ns("b") + " link show " + b.options.interface).code != 0);
   CHECK(sh("pgrep -f '^wireguard-go " + b.options.interface + "$'").code != 0);
+}
+
+TEST_CASE("vxlan Peerings: an unencrypted VXLAN tunnel, no WireGuard, TCP across, removal") {
+  require_prerequisites();
+  Gateways g;
+  Lab& lab = g.lab;
+  Side& a = g.a;
+  Side& b = g.b;
+  for (auto* s : {&a, &b}) {
+    auto p = peering(s->index, s == &a ? 2 : 1);
+    p["spec"]["backend"] = "vxlan";
+    s->in.peerings = {p};
+    REQUIRE(pass(lab, *s));  // publishes the gateway address
+  }
+  carry(b, a);
+  carry(a, b);
+  for (auto* s : {&a, &b}) {
+    auto r = pass(lab, *s);
+    INFO(s->ns << ": " << (r ? "" : r.error().message()));
+    REQUIRE(r);
+    const std::string peer = s == &a ? "c2" : "c1";
+    CHECK(s->api.reported.at(peer) == fedapi::TunnelStatus{fedapi::TunnelState::Connected, ""});
+    // Every peer uses VXLAN: no WireGuard interface and no daemon.
+    CHECK(sh("ip -n " + lab.ns(s->ns) + " link show " + s->options.interface).code != 0);
+  }
+  const std::string dev = a.vxlan.interface;
+  CHECK(lab.run("a", "ip -d link show " + dev).find("vxlan id 18961") != std::string::npos);
+  CHECK(lab.run("a", "bridge fdb show dev " + dev).find("dst 192.0.2.2") != std::string::npos);
+  CHECK(lab.run("a", "ip -o addr show dev " + dev).find("169.254.64.1/18") != std::string::npos);
+
+  // A real TCP exchange between the tunnel addresses, encapsulated over the veth.
+  lab.spawn("b", std::string(FED_TCP_PROBE) + " serve --port 8080 --name pb",
+            lab.dir() + "/pb.log");
+  std::string answer;
+  for (int i = 0; i < 50 && answer.find("pb saw-src=169.254.64.1") != 0; ++i) {
+    answer = sh(lab.in("a", std::string(FED_TCP_PROBE) +
+                                " connect --port 8080 --timeout-ms 500 --to 169.254.64.2 "
+                                "--payload from-a"))
+                 .out;
+    if (answer.find("pb saw-src=169.254.64.1") != 0) std::this_thread::sleep_for(100ms);
+  }
+  CHECK(answer.find("pb saw-src=169.254.64.1 got=from-a") == 0);
+  CHECK(lab.run("a", "ip -s link show " + dev).find("RX:") != std::string::npos);
+
+  // The Peering goes: so does the device.
+  a.in.peerings.clear();
+  REQUIRE(pass(lab, a));
+  CHECK(sh("ip -n " + lab.ns("a") + " link show " + dev).code != 0);
 }

@@ -143,16 +143,30 @@ TEST_CASE("a malformed endpoint or key leaves that Peering out with an Error") {
   CHECK(t->waiting[1].status.message.find("c3's gateway ConfigMap") != std::string::npos);
 }
 
-TEST_CASE("another backend is an Error, not a silent gap") {
+TEST_CASE(
+    "a vxlan Peering goes to the VXLAN tunnel, without a key; an unknown backend is an Error") {
   auto in = inputs("node1");
   in.peerings[0]["spec"]["backend"] = "vxlan";
+  in.peerings[0]["spec"].erase("publicKey");
   auto t = derive_gateway_tunnel(in);
   REQUIRE(t);
   REQUIRE(t->peers.size() == 1);
-  REQUIRE(t->waiting.size() == 1);
-  CHECK(t->waiting[0].peering == "c3");
-  CHECK(t->waiting[0].status.state == fedapi::TunnelState::Error);
-  CHECK(t->waiting[0].status.message.find("\"vxlan\"") != std::string::npos);
+  CHECK(t->peers[0].peering == "c2");
+  REQUIRE(t->vxlan_peers.size() == 1);
+  CHECK(t->vxlan_peers[0].peering == "c3");
+  CHECK(t->vxlan_peers[0].peer.cluster_id == "c3");
+  CHECK(t->vxlan_peers[0].peer.endpoint.str() == "172.31.0.3");
+  CHECK(t->vxlan_peers[0].peer.tunnel_address.str() == "169.254.64.3");
+  CHECK(t->waiting.empty());
+
+  in.peerings[0]["spec"]["backend"] = "gre";
+  auto unknown = derive_gateway_tunnel(in);
+  REQUIRE(unknown);
+  REQUIRE(unknown->waiting.size() == 1);
+  CHECK(unknown->waiting[0].peering == "c3");
+  CHECK(unknown->waiting[0].status.state == fedapi::TunnelState::Error);
+  CHECK(unknown->waiting[0].status.message ==
+        "spec.backend \"gre\" is unknown; use wireguard or vxlan");
 }
 
 TEST_CASE("Peerings naming different local tunnel addresses are Invalid") {

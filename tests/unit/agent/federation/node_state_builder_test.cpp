@@ -85,6 +85,17 @@ TEST_CASE("a Peering with remapped networks becomes a datapath peer") {
   CHECK(fabric::validate_node_state(*st));
 }
 
+TEST_CASE("a vxlan Peering routes into the VXLAN tunnel and needs no public key") {
+  auto in = inputs("node1");
+  in.peerings = {peering("c2", true, true)};
+  in.peerings[0]["spec"]["backend"] = "vxlan";
+  in.peerings[0]["spec"].erase("publicKey");
+  auto st = build_node_state(in);
+  REQUIRE(st);
+  REQUIRE(st->peers.size() == 1);
+  CHECK(st->peers[0].tunnel_interface == "fed.vxtun");
+}
+
 TEST_CASE("peerings that cannot carry traffic yet are left out, with the reason") {
   auto in = inputs("node2");
   in.peerings = {peering("c2", false, true), peering("c3", true, false)};
