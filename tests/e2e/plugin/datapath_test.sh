@@ -213,8 +213,43 @@ reflection() {
   k c1 delete namespace shop --wait=false >/dev/null
 }
 
-# c3 is a provider with a namespace cap and a quota per replica (tenancy_checks.sh).
+# c3 is a provider with a namespace cap and a quota per replica (tenancy_checks.sh). In the
+# same-PodCIDR scenario its agents also route node to gateway without VXLAN (--direct-routing)
+# and its link with c1 is the unencrypted VXLAN tunnel (--tunnel-backend vxlan): the
+# worker-to-worker and spoke-to-spoke checks below then cross both.
 C3_TENANCY=(--namespace-quota 2 --share-cpu 2 --share-memory 4Gi)
+
+# vxlan_tunnel_checks MODE: c1-c3 runs over VXLAN: c3's gateway has fed.vxtun toward c1's
+# gateway address and no WireGuard; c1's gateway has both (c2 stays on WireGuard).
+vxlan_tunnel_checks() {
+  local mode=$1
+  expect_eq "$mode: --tunnel-backend vxlan: c3's FederatedCluster reports it" \
+    "$(k c1 get federatedcluster c3 -o jsonpath='{.spec.tunnelBackend}/{.status.tunnel.backend}/{.status.tunnel.state}')" \
+    vxlan/vxlan/Connected
+  "$TESTBED" exec c3 node1 -- bridge fdb show dev fed.vxtun | grep -q 'dst 172.31.0.1 ' \
+    && pass "$mode: --tunnel-backend vxlan: c3's gateway sends fed.vxtun to c1's gateway 172.31.0.1" \
+    || fail "$mode: c3's fed.vxtun: $("$TESTBED" exec c3 node1 -- bridge fdb show dev fed.vxtun 2>&1)"
+  "$TESTBED" exec c3 node1 -- ip link show fed.wg >/dev/null 2>&1 \
+    && fail "$mode: c3's gateway runs WireGuard although its only peer uses VXLAN" \
+    || pass "$mode: --tunnel-backend vxlan: no WireGuard interface on c3's gateway"
+  "$TESTBED" exec c1 node1 -- sh -c 'ip link show fed.vxtun && ip link show fed.wg' >/dev/null 2>&1 \
+    && pass "$mode: c1's gateway carries c3 over fed.vxtun and c2 over fed.wg" \
+    || fail "$mode: c1's gateway lacks fed.vxtun or fed.wg"
+}
+
+# direct_routing_checks MODE: c3's worker reaches its gateway by node IP, with no overlay device.
+direct_routing_checks() {
+  local mode=$1 gw_ip
+  gw_ip=$(k c3 get node node1 -o jsonpath='{.status.addresses[?(@.type=="InternalIP")].address}')
+  eventually 60 "$mode: --direct-routing: c3/node2 routes the peers via node1 ($gw_ip) on its LAN" bash -c \
+    "'$TESTBED' exec c3 node2 -- ip route show table 18960 | grep -q ' via $gw_ip dev '"
+  "$TESTBED" exec c3 node2 -- ip route show table 18960 | grep -q fed.vxlan \
+    && fail "$mode: --direct-routing: c3/node2 still routes over fed.vxlan" \
+    || pass "$mode: --direct-routing: no route of c3/node2 uses the overlay"
+  "$TESTBED" exec c3 node2 -- ip link show fed.vxlan >/dev/null 2>&1 \
+    && fail "$mode: --direct-routing: c3/node2 still has fed.vxlan" \
+    || pass "$mode: --direct-routing: c3/node2 has no overlay device"
+}
 
 scenario() {
   local mode=$1
@@ -225,10 +260,11 @@ scenario() {
   kernel_state >"$work/c3.before"
 
   ok_run init init --context c1 --gateway-address 172.31.0.1
-  local i
+  local i c3_flags=("${C3_TENANCY[@]}")
+  [ "$mode" = same ] && c3_flags+=(--direct-routing --tunnel-backend vxlan)
   for i in 2 3; do
     ok_run join$i join c$i --context c1 --member-context c$i --gateway-address 172.31.0.$i \
-      --member-api-endpoint https://172.31.0.10$i:6443 $([ $i = 3 ] && echo "${C3_TENANCY[@]}") \
+      --member-api-endpoint https://172.31.0.10$i:6443 $([ $i = 3 ] && echo "${c3_flags[@]}") \
       --cluster-labels "region=eu,provider=$([ $i = 2 ] && echo a || echo b)" \
       --wait --timeout 3m -o json
     expect_eq "$mode: join c$i --wait: result" "$(jq -r .result "$work/join$i.out")" joined
@@ -253,10 +289,16 @@ scenario() {
     "[ \"\$(kubectl --kubeconfig $("$TESTBED" kubeconfig c1) get nodes -l kubectl-fed.io/type=virtual-node -o jsonpath='{range .items[*]}{.metadata.name}={.status.conditions[?(@.type==\"Ready\")].status} {end}')\" = 'kubectl-fed-c2=True kubectl-fed-c3=True ' ]"
   expect_eq "$mode: the agent DaemonSet on c1 schedules the 2 real nodes only" \
     "$(k c1 -n kubectl-fed-system get ds fed-agent -o jsonpath='{.status.desiredNumberScheduled}/{.status.numberReady}')" 2/2
+  if [ "$mode" = same ]; then
+    direct_routing_checks "$mode"
+    vxlan_tunnel_checks "$mode"
+  fi
 
   # The other direction, worker to worker: a pod on c1/node2 dials a pod on c3/node2 at the
   # address c1 sees it at; the listener reports the source it saw.
-  probe_pod c3 node2 listener --listen 7946 --id c3 --for 120s
+  # It serves the worker-to-worker, spoke-to-spoke and mesh dials below, and is deleted after
+  # the last: its lifetime must outlast them on a loaded machine too.
+  probe_pod c3 node2 listener --listen 7946 --id c3 --for 600s
   k c3 wait --for=condition=Ready pod/listener --timeout=60s >/dev/null
   local lip c3_pods c3_here target c1_here_on_c3
   lip=$(k c3 get pod listener -o jsonpath='{.status.podIP}')
@@ -358,6 +400,20 @@ YAML
 
   # Kill the manager during a join, join again: converges, nothing allocated twice.
   ok_run unjoin2a unjoin c2 --context c1 --member-context c2
+  if [ "$mode" = distinct ]; then
+    # join --wait names a broken hop inside a cluster: a foreign link called fed.vxlan on
+    # c2/node2 (where the dialler must run: node1 is cordoned) keeps that agent from converging.
+    k c2 cordon node1 >/dev/null
+    "$TESTBED" exec c2 node2 -- ip link add fed.vxlan type bridge
+    run broken join c2 --context c1 --member-context c2 --gateway-address 172.31.0.2 \
+      --member-api-endpoint https://172.31.0.102:6443 --wait --timeout 60s -o json
+    [ "$(cat "$work/broken.rc")" != 0 ] \
+      && grep -q "c2/node2: fed-agent .* not Ready, its datapath has not converged (DatapathFailed: .*link fed.vxlan exists" "$work/broken.err" \
+      && pass "$mode: join --wait names the broken hop: $(grep -o 'the node agents report: [^;]*' "$work/broken.err" | cut -c1-160)" \
+      || fail "$mode: join --wait with a broken c2/node2 (rc $(cat "$work/broken.rc")): $(cat "$work/broken.err")"
+    "$TESTBED" exec c2 node2 -- ip link del fed.vxlan
+    k c2 uncordon node1 >/dev/null
+  fi
   ok_run rejoin join c2 --context c1 --member-context c2 --gateway-address 172.31.0.2 \
     --member-api-endpoint https://172.31.0.102:6443
   kill_manager
@@ -372,7 +428,7 @@ YAML
 
   # Join again: nothing changes.
   run again join c3 --context c1 --member-context c3 --gateway-address 172.31.0.3 \
-    --member-api-endpoint https://172.31.0.103:6443 "${C3_TENANCY[@]}" \
+    --member-api-endpoint https://172.31.0.103:6443 "${c3_flags[@]}" \
     --cluster-labels region=eu,provider=b -o json
   expect_eq "$mode: join c3 again" "$(jq -r .result "$work/again.out")" alreadyJoined
 
