@@ -10,90 +10,20 @@
 // forwarding of a stream runs on the sender's CPU here) from what the datapath adds. The worker
 // path is measured twice: over the VXLAN overlay (the default) and with --direct-routing
 // (clusters C and D).
-#include <signal.h>
+#include <unistd.h>
 
-#include <algorithm>
-#include <cstdlib>
-#include <regex>
-#include <sstream>
-#include <thread>
+#include <string>
+#include <vector>
 
 #include <doctest/doctest.h>
 
 #include "federation.hpp"
+#include "tcp_paths.hpp"
 
 using namespace fed::fabric::netns_test;
 using namespace std::chrono_literals;
 
 namespace {
-
-std::string env_or(const char* name, const char* fallback) {
-  const char* s = std::getenv(name);
-  return s != nullptr ? s : fallback;
-}
-
-const std::string kSender = "taskset -c 0 ";
-const std::string kReceiver = "taskset -c 1 ";
-
-struct Path {
-  std::string label, from, to_ip;
-  int same_hops = 0;  // index of the plain-routed path with the same hops (0: direct itself)
-  std::vector<double> gbit;
-  std::string rr;
-
-  double median() const {
-    auto v = gbit;
-    std::sort(v.begin(), v.end());
-    return v.empty() ? 0 : v[v.size() / 2];
-  }
-  std::string spread() const {
-    std::ostringstream s;
-    s << "median " << median() << " Gbit/s (min " << *std::min_element(gbit.begin(), gbit.end())
-      << ", max " << *std::max_element(gbit.begin(), gbit.end()) << ", n=" << gbit.size() << ")";
-    return s.str();
-  }
-};
-
-void wait_reachable(Lab& lab, const Path& p) {
-  for (int i = 0; i < 50; ++i) {  // servers start asynchronously
-    if (sh(lab.in(p.from, probe_binary() + " rr --port 8080 --count 1 --to " + p.to_ip)).code ==
-        0) {
-      return;
-    }
-    std::this_thread::sleep_for(100ms);
-  }
-  FAIL("no TCP path " << p.label << " to " << p.to_ip);
-}
-
-void send_round(Lab& lab, Path& p) {
-  auto out = lab.run(p.from, kSender + probe_binary() + " send --port 9000 --seconds " +
-                                 env_or("FED_BENCH_SECONDS", "3") + " --to " + p.to_ip);
-  std::smatch m;
-  REQUIRE(std::regex_search(out, m, std::regex("gbit_per_s=([0-9.]+)")));
-  p.gbit.push_back(std::stod(m[1]));
-}
-
-void latency(Lab& lab, Path& p) {
-  p.rr = lab.run(p.from, probe_binary() + " rr --port 8080 --count 500 --to " + p.to_ip);
-  p.rr.erase(p.rr.find_last_not_of('\n') + 1);
-}
-
-void sink(Lab& lab, const std::string& pod) {
-  lab.spawn(pod, kReceiver + probe_binary() + " sink --port 9000", lab.dir() + "/" + pod + ".sink");
-}
-
-// Federation::start already runs the request/reply server in the federation's pods.
-void serve(Lab& lab, const std::string& pod) {
-  sink(lab, pod);
-  lab.spawn(pod, probe_binary() + " serve --port 8080 --name " + pod,
-            lab.dir() + "/" + pod + ".rr");
-}
-
-void veth(Lab& lab, const std::string& a, const std::string& a_dev, const std::string& b,
-          const std::string& b_dev) {
-  must("ip -n " + lab.ns(a) + " link add " + a_dev + " type veth peer name " + b_dev + " netns " +
-       lab.ns(b));
-}
 
 // Plain routing over the hops of a datapath path, without the agent: pod "<p>x" -- `routers`
 // forwarding namespaces -- bridge "<p>w" -- `routers` more -- pod "<p>y" (10.<net+2>.0.10).
@@ -119,8 +49,6 @@ void routed_chain(Lab& lab, const std::string& p, int routers, int net) {
       lab.run(lower, "sh -c 'ip addr add " + link + (m == 0 ? "10" : "2") +
                          "/24 dev up0 && ip link set up0 up && ip route add default via " + link +
                          "1'");
-      if (std::getenv("XP_CT"))
-        lab.run(upper, "iptables-legacy -t nat -A POSTROUTING -d 198.18.0.0/15 -j RETURN");
       lab.run(upper, "sh -c 'sysctl -qw net.ipv4.ip_forward=1 && ip addr add " + link +
                          "1/24 dev down0 && ip link set down0 up" +
                          (m > 0 ? " && ip route add " + side + "0.0/16 via " + link + "2" : "") +
@@ -189,9 +117,9 @@ TEST_CASE("TCP throughput and latency: direct veth vs across clusters through th
   sink(lab, "pd2");
 
   auto path = [](std::string label, std::string from, std::string to_ip, int same_hops) {
-    return Path{std::move(label), std::move(from), std::move(to_ip), same_hops, {}, {}};
+    return TcpPath{std::move(label), std::move(from), std::move(to_ip), same_hops, {}, {}};
   };
-  std::vector<Path> paths = {
+  std::vector<TcpPath> paths = {
       path("direct veth between two namespaces", "x", "10.99.0.2", 0),
       path("routed, no agent: the gateway path's hops", "gx", "10.82.0.10", 1),
       path("routed, no agent: the worker path's hops", "wx", "10.85.0.10", 2),
@@ -199,19 +127,7 @@ TEST_CASE("TCP throughput and latency: direct veth vs across clusters through th
       path("worker pod -> worker pod: VXLAN, double NAT, WAN, VXLAN", "pa2", "10.51.2.140", 2),
       path("worker pod -> worker pod: --direct-routing, double NAT, WAN", "pc2", "10.53.4.140", 2),
   };
-
-  for (const auto& p : paths) wait_reachable(lab, p);
-  const int rounds = std::stoi(env_or("FED_BENCH_TCP_ROUNDS", "7"));
-  for (int r = 0; r < rounds; ++r) {
-    for (auto& p : paths) send_round(lab, p);
-  }
-  for (auto& p : paths) latency(lab, p);
-  const double direct = paths[0].median();
-  for (const auto& p : paths) {
-    MESSAGE(p.label << ": " << p.spread() << "; " << 100 * p.median() / direct << " % of direct, "
-                    << 100 * p.median() / paths[static_cast<std::size_t>(p.same_hops)].median()
-                    << " % of the same hops routed; " << p.rr);
-  }
+  measure(lab, paths, "the same hops routed");
   fed.stop_agents();
   for (const auto& n : fed.nodes()) CHECK(fed.datapath(n, "--uninstall").code == 0);
 }
