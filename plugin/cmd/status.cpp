@@ -140,6 +140,8 @@ Table status_table(const json& doc) {
     if (m.contains("peering") && m["peering"]["tunnel"].contains("state")) {
       tunnel = m["peering"]["tunnel"].value("state", tunnel);
     }
+    // WireGuard is the default; the unencrypted tunnel says so.
+    if (!tunnel.empty() && m["tunnel"].value("backend", "") == "vxlan") tunnel += " (vxlan)";
     std::string message = first_problem(m["conditions"]);
     if (m.value("terminating", false)) message = "unjoining";
     t.rows.push_back({m.value("name", ""), condition_status(m["conditions"], "Ready"),

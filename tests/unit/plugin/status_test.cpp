@@ -48,6 +48,11 @@ TEST_CASE("status lists members with conditions, networks, remappings and tunnel
   CHECK(row[7] == "None");
   CHECK(row[8] == "10.71.0.0/16");
   CHECK(row[9] == "TunnelReady: waiting for the gateway of c1");
+
+  // The unencrypted backend is named; WireGuard, the default, is not.
+  json vxlan = clusters;
+  vxlan["items"][0]["status"]["tunnel"]["backend"] = "vxlan";
+  CHECK(status_table(status_document(data, vxlan, peerings)).rows[0][3] == "Connecting (vxlan)");
 }
 
 TEST_CASE("status lists offloaded namespaces with phase and each member's replica") {
