@@ -11,13 +11,6 @@ using nlohmann::json;
 
 const kube::ResourceRef kNodes{{"", "v1", "nodes"}, "", "", ""};
 
-bool is_ready(const json& node) {
-  for (const auto& c : node.value("status", json::object()).value("conditions", json::array())) {
-    if (c.value("type", "") == "Ready") return c.value("status", "") == "True";
-  }
-  return false;
-}
-
 bool is_gateway(const json& node) {
   const json labels = node["metadata"].value("labels", json::object());
   return labels.value(std::string(kGatewayLabel), "") == "true";
@@ -75,6 +68,13 @@ Result<Ipv4Cidr> service_cidr_from_object(const json& service_cidr, std::string_
               "the kubernetes ServiceCIDR has no IPv4 range; pass " + std::string(flag));
 }
 
+bool ready_condition(const json& object) {
+  for (const auto& c : object.value("status", json::object()).value("conditions", json::array())) {
+    if (c.value("type", "") == "Ready") return c.value("status", "") == "True";
+  }
+  return false;
+}
+
 Result<std::string> pick_gateway_node(const json& node_list, std::string_view requested) {
   const auto nodes = sorted_nodes(node_list);
   if (!requested.empty()) {
@@ -92,7 +92,7 @@ Result<std::string> pick_gateway_node(const json& node_list, std::string_view re
     if (is_gateway(*n)) return (*n)["metadata"].value("name", "");
   }
   for (const json* n : nodes) {
-    if (is_ready(*n)) return (*n)["metadata"].value("name", "");
+    if (ready_condition(*n)) return (*n)["metadata"].value("name", "");
   }
   return fail(
       ErrorCode::Unavailable,

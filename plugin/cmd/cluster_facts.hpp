@@ -25,6 +25,9 @@ Result<Ipv4Cidr> pod_cidr_from_nodes(const nlohmann::json& node_list, std::strin
 Result<Ipv4Cidr> service_cidr_from_object(const nlohmann::json& service_cidr,
                                           std::string_view flag);
 
+// Whether the Ready condition of a Node or a Pod is True.
+bool ready_condition(const nlohmann::json& object);
+
 // The gateway node: `requested` when set (NotFound when no such node); else a node already
 // labelled kubectl-fed.io/gateway=true; else the first Ready node by name.
 Result<std::string> pick_gateway_node(const nlohmann::json& node_list, std::string_view requested);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "cmd/cluster_facts.hpp"
 #include "cmd/render.hpp"
 #include "util/strings.hpp"
 
@@ -19,13 +20,6 @@ const json& items_of(const json& list) {
   static const json kNone = json::array();
   const auto it = list.find("items");
   return it != list.end() && it->is_array() ? *it : kNone;
-}
-
-bool ready(const json& pod) {
-  for (const auto& c : pod["status"].value("conditions", json::array())) {
-    if (c.value("type", "") == "Ready") return c.value("status", "") == "True";
-  }
-  return false;
 }
 
 const json* agent_on(const json& pods, const std::string& node) {
@@ -54,6 +48,17 @@ std::string latest_failure(const json& events, const std::string& node, const st
   return newest->value("reason", "") + ": " + newest->value("message", "");
 }
 
+// The path's nodes once each, in order, without the unknown ("") ones.
+std::vector<PathNode> distinct_hops(const std::vector<PathNode>& path) {
+  std::vector<PathNode> out;
+  for (const auto& hop : path) {
+    if (!hop.node.empty() && std::find(out.begin(), out.end(), hop) == out.end()) {
+      out.push_back(hop);
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 std::vector<std::string> agent_findings(const std::vector<PathNode>& path,
@@ -61,10 +66,7 @@ std::vector<std::string> agent_findings(const std::vector<PathNode>& path,
                                         const std::map<std::string, json>& node_events,
                                         const std::string& since) {
   std::vector<std::string> out;
-  std::vector<PathNode> seen;
-  for (const auto& hop : path) {
-    if (hop.node.empty() || std::find(seen.begin(), seen.end(), hop) != seen.end()) continue;
-    seen.push_back(hop);
+  for (const auto& hop : distinct_hops(path)) {
     const std::string where = hop.cluster + "/" + hop.node;
     const auto pods = agent_pods.find(hop.cluster);
     const auto events = node_events.find(hop.cluster);
@@ -73,7 +75,7 @@ std::vector<std::string> agent_findings(const std::vector<PathNode>& path,
     const json* pod = pods == agent_pods.end() ? nullptr : agent_on(pods->second, hop.node);
     if (pod == nullptr) {
       out.push_back(where + ": no fed-agent pod (is the DaemonSet kept off the node?)");
-    } else if (!ready(*pod)) {
+    } else if (!ready_condition(*pod)) {
       out.push_back(where + ": fed-agent " + (*pod)["metadata"].value("name", "") +
                     " not Ready, its datapath has not converged" +
                     (failure.empty() ? "" : " (" + failure + ")"));
@@ -108,7 +110,7 @@ Result<std::string> diagnose_path(const ProbeSides& s, const std::vector<PathNod
   auto findings = agent_findings(path, pods, events, since);
   if (!findings.empty()) return "the node agents report: " + util::join(findings, "; ");
   std::vector<std::string> names;
-  for (const auto& hop : path) names.push_back(hop.cluster + "/" + hop.node);
+  for (const auto& hop : distinct_hops(path)) names.push_back(hop.cluster + "/" + hop.node);
   return "the node agents on " + util::join(names, ", ") +
          " are Ready and report no failure (a NetworkPolicy or a firewall on the path?)";
 }

@@ -3,6 +3,7 @@
 #include <thread>
 
 #include "cmd/cidr.hpp"
+#include "cmd/cluster_facts.hpp"
 #include "cmd/join_diagnosis.hpp"
 #include "cmd/render.hpp"
 #include "fedapi/group.hpp"
@@ -19,13 +20,11 @@ using clock = std::chrono::steady_clock;
 
 const kube::ResourceRef kPods{{"", "v1", "pods"}, std::string(kFedNamespace), "", ""};
 
-// The member's gateway node (labelled by join), or "" when it cannot be read.
+// The member's gateway node as join chose it, or "" when it cannot be read.
 std::string member_gateway(kube::DynamicClient& member) {
-  kube::ListOptions labelled;
-  labelled.label_selector = std::string(kGatewayLabel) + "=true";
-  auto nodes = member.list(kube::ResourceRef{{"", "v1", "nodes"}, "", "", ""}, labelled);
-  if (!nodes || nodes->value("items", json::array()).empty()) return "";
-  return (*nodes)["items"][0]["metadata"].value("name", "");
+  auto nodes = list_nodes(member);
+  if (!nodes) return "";
+  return pick_gateway_node(*nodes, "").value_or("");
 }
 
 std::string seconds_left(clock::time_point deadline) {
