@@ -1,7 +1,9 @@
 #pragma once
 // The WireGuard cross-platform UAPI text protocol (wireguard.com/xplatform) that wireguard-go
-// serves on its unix socket: parsing a "get=1" answer and writing a "set=1" request. Pure
-// text in, values out; the socket is agent/os/linux/uapi_socket's.
+// serves on its unix socket: parsing a "get=1" answer and writing a "set=1" request, and for the
+// kernel back end (agent/os/linux/kernel_wireguard), which serves the same protocol over generic
+// netlink, the other two directions. Pure text in, values out; the socket is
+// agent/os/linux/uapi_socket's.
 
 #include <cstdint>
 #include <optional>
@@ -63,6 +65,15 @@ Status parse_set_response(std::string_view text);
 
 // The request text for `set`, ending with the empty line that submits it.
 std::string format_set_request(const UapiSet& set);
+
+// Parses a "set=1" request as format_set_request writes it (the other side of the protocol):
+// device keys, then one section per public_key. Invalid quotes the offending line (never a
+// private key); keys the agent never sends (fwmark, preshared_key, replace_peers,
+// protocol_version) are refused rather than silently dropped.
+Result<UapiSet> parse_set_request(std::string_view text);
+
+// The answer to "get=1" for `device`, ending with "errno=0" and the empty line.
+std::string format_get_response(const UapiDevice& device);
 
 // True once `text` holds a whole answer (it ends with the empty line after "errno=").
 bool uapi_response_complete(std::string_view text);

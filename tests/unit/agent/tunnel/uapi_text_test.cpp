@@ -101,7 +101,10 @@ TEST_CASE("errno != 0, a malformed line, a missing errno and a bad number are er
   CHECK(uapi_response_complete("errno=0\n\n"));
 }
 
-TEST_CASE("format_set_request: exact text for key, port, removal, a new peer and an update") {
+namespace {
+
+// Key and port, a removal, a new peer and an update of an existing one.
+UapiSet mixed_set() {
   const auto priv = key("e84b5a6d2717c1003a13b431570353dbaca9146cf150c5f8575680feba52027a");
   const auto gone = key("58402e695ba1772b1cc9309755f043251ea77fdcf10fbe63989ceb7e19321376");
   const auto added = key("b85996fecc9c7f1fc6d2572a76eda11d59bcd20be8e543b15ce4bd85a8e75a33");
@@ -125,6 +128,13 @@ TEST_CASE("format_set_request: exact text for key, port, removal, a new peer and
                        .endpoint = "192.0.2.3:51821",
                        .keepalive_seconds = std::nullopt,
                        .allowed_ips = std::nullopt});
+  return set;
+}
+
+}  // namespace
+
+TEST_CASE("format_set_request: exact text for key, port, removal, a new peer and an update") {
+  const UapiSet set = mixed_set();
   CHECK(format_set_request(set) ==
         "set=1\n"
         "private_key=e84b5a6d2717c1003a13b431570353dbaca9146cf150c5f8575680feba52027a\n"
@@ -143,4 +153,68 @@ TEST_CASE("format_set_request: exact text for key, port, removal, a new peer and
   CHECK(format_set_request(UapiSet{}) == "set=1\n\n");
   CHECK(UapiSet{}.empty());
   CHECK_FALSE(set.empty());
+}
+
+TEST_CASE("parse_set_request reads what format_set_request writes") {
+  const UapiSet set = mixed_set();
+  auto back = parse_set_request(format_set_request(set));
+  REQUIRE(back);
+  CHECK(back->private_key == set.private_key);
+  CHECK(back->listen_port == set.listen_port);
+  CHECK(back->peers == set.peers);
+  auto empty = parse_set_request("set=1\n\n");
+  REQUIRE(empty);
+  CHECK(empty->empty());
+  // An emptied allowed-IP list is a replacement by nothing, not "leave as is".
+  UapiSet cleared;
+  cleared.peers.push_back({.public_key = set.peers[1].public_key,
+                           .remove = false,
+                           .endpoint = std::nullopt,
+                           .keepalive_seconds = std::nullopt,
+                           .allowed_ips = std::vector<std::string>{}});
+  auto c = parse_set_request(format_set_request(cleared));
+  REQUIRE(c);
+  REQUIRE(c->peers.size() == 1);
+  CHECK(c->peers[0].allowed_ips == std::vector<std::string>{});
+}
+
+TEST_CASE("parse_set_request refuses what it cannot carry, without quoting secrets") {
+  const std::string peer =
+      "public_key=b85996fecc9c7f1fc6d2572a76eda11d59bcd20be8e543b15ce4bd85a8e75a33\n";
+  const std::string secret = "e84b5a6d2717c1003a13b431570353dbaca9146cf150c5f8575680feba52027a";
+  for (const std::string& text :
+       std::vector<std::string>{"get=1\n\n", "set=1\nlisten_port=1\n", "set=1\nfwmark=7\n\n",
+                                "set=1\n" + peer + "preshared_key=" + secret + "\n\n",
+                                "set=1\n" + peer + "allowed_ip=10.0.0.0/8\n\n",
+                                "set=1\n" + secret + "\n\n", "set=1\nlisten_port=http\n\n"}) {
+    auto r = parse_set_request(text);
+    INFO(text);
+    REQUIRE_FALSE(r);
+    CHECK(r.error().message().find(secret) == std::string::npos);
+  }
+}
+
+TEST_CASE("format_get_response is read back by parse_get_response") {
+  auto d = parse_get_response(kGetAnswer);
+  REQUIRE(d);
+  const std::string text = format_get_response(*d);
+  CHECK(uapi_response_complete(text));
+  auto back = parse_get_response(text);
+  REQUIRE(back);
+  CHECK(back->private_key == d->private_key);
+  CHECK(back->listen_port == d->listen_port);
+  REQUIRE(back->peers.size() == d->peers.size());
+  for (std::size_t i = 0; i < d->peers.size(); ++i) {
+    const auto& a = back->peers[i];
+    const auto& b = d->peers[i];
+    CHECK(a.public_key == b.public_key);
+    CHECK(a.endpoint == b.endpoint);
+    CHECK(a.allowed_ips == b.allowed_ips);
+    CHECK(a.keepalive_seconds == b.keepalive_seconds);
+    CHECK(a.last_handshake_sec == b.last_handshake_sec);
+    CHECK(a.rx_bytes == b.rx_bytes);
+    CHECK(a.tx_bytes == b.tx_bytes);
+  }
+  // A device without a key says nothing about one.
+  CHECK(format_get_response(UapiDevice{}) == "listen_port=0\nerrno=0\n\n");
 }
