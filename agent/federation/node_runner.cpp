@@ -8,6 +8,7 @@
 
 #include "fabric/node_datapath.hpp"
 #include "roles/api_config.hpp"
+#include "tunnel/wireguard_backend.hpp"
 
 namespace fed::federation {
 
@@ -101,10 +102,7 @@ Status NodeRunner::start(const agent::RoleContext& ctx) {
   datapath_ = std::make_unique<fabric::NodeReconciler>(
       fabric::DatapathDeps{*routes_, *links_, *nat_}, *source_, options_.datapath,
       options_.resync_period, metrics_.get());
-  os::WireguardGoSettings wg;
-  wg.program = options_.tunnel.wireguard_go;
-  wg.socket_dir = options_.tunnel.socket_dir;
-  wireguard_ = std::make_unique<os::WireguardGoDaemon>(std::move(wg));
+  wireguard_ = tunnel::make_wireguard(options_.tunnel);
   tunnel_reconciler_ =
       std::make_unique<tunnel::TunnelReconciler>(tunnel::TunnelDeps{*links_, *wireguard_});
   gateway_api_ = std::make_unique<KubeGatewayApi>(*client_);

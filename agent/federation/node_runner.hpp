@@ -22,7 +22,7 @@
 #include "os/linux/iptc_nat_table.hpp"
 #include "os/linux/netlink_link_manager.hpp"
 #include "os/linux/netlink_route_table.hpp"
-#include "os/linux/wireguard_go_daemon.hpp"
+#include "os/wireguard_daemon.hpp"
 #include "roles/role_runner.hpp"
 
 namespace fed::federation {
@@ -53,7 +53,7 @@ class NodeRunner final : public agent::RoleRunner {
   std::unique_ptr<os::IptcNatTable> nat_;
   std::unique_ptr<fabric::DatapathMetrics> metrics_;
   std::unique_ptr<fabric::NodeReconciler> datapath_;
-  std::unique_ptr<os::WireguardGoDaemon> wireguard_;
+  std::unique_ptr<os::WireguardDaemon> wireguard_;
   std::unique_ptr<tunnel::TunnelReconciler> tunnel_reconciler_;
   std::unique_ptr<KubeGatewayApi> gateway_api_;
   std::unique_ptr<GatewayTunnel> tunnel_;

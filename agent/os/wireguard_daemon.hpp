@@ -1,8 +1,9 @@
 #pragma once
-// WireguardDaemon: the userspace WireGuard implementation serving one tunnel interface —
-// starting it, one exchange of the cross-platform UAPI text protocol
-// (wireguard.com/xplatform), and stopping it. The text itself is agent/tunnel/uapi_text's; this
-// interface only carries it, so the planners stay free of sockets and processes.
+// WireguardDaemon: the WireGuard implementation serving one tunnel interface — starting it, one
+// exchange of the cross-platform UAPI text protocol (wireguard.com/xplatform), and stopping it.
+// Two implement it: wireguard-go, a process over a TUN device, and the kernel's (its link and
+// generic netlink, adapted to the same text). The text itself is agent/tunnel/uapi_text's;
+// this interface only carries it, so the planners stay free of sockets and processes.
 
 #include <string>
 #include <string_view>
@@ -26,6 +27,9 @@ class WireguardDaemon {
   // Stops every daemon serving `interface` in the calling thread's network namespace (which
   // removes its TUN link) and removes its UAPI socket. Idempotent: nothing to stop is success.
   virtual Status stop(std::string_view interface) = 0;
+  // The rtnetlink kind of the link it serves: "tun" for wireguard-go, "wireguard" for the
+  // kernel. A link of our name and another kind is not this implementation's.
+  virtual std::string_view link_kind() const = 0;
 };
 
 }  // namespace fed::os

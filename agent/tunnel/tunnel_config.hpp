@@ -16,7 +16,7 @@ namespace fed::tunnel {
 // Which WireGuard implementation carries the tunnel.
 enum class TunnelBackend {
   Auto,         // the kernel's when its module is loaded, otherwise wireguard-go
-  Kernel,       // rtnetlink kind "wireguard" (not implemented yet: fails with a clear error)
+  Kernel,       // rtnetlink kind "wireguard" and its generic netlink family
   WireguardGo,  // the userspace daemon over /dev/net/tun
 };
 

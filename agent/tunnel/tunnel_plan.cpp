@@ -122,11 +122,12 @@ Result<TunnelChanges> plan_tunnel(const DesiredTunnel& desired, const ObservedTu
                             "shutting down, retry",
                             name));
   }
-  if (observed.link->kind != "tun") {
+  if (observed.link->kind != observed.link_kind) {
     return fail(ErrorCode::Conflict,
-                fmt::format("link {} is a \"{}\" device, not wireguard-go's TUN device; "
-                            "delete it or choose another tunnel interface name",
-                            name, observed.link->kind));
+                fmt::format("link {} is a \"{}\" device, not the \"{}\" device of the "
+                            "WireGuard back end in use; delete it or choose another tunnel "
+                            "interface name",
+                            name, observed.link->kind, observed.link_kind));
   }
   plan_link(desired.options, observed.link, out);
   out.uapi = plan_uapi(desired, observed.device.value_or(UapiDevice{}));

@@ -25,6 +25,7 @@ struct ObservedTunnel {
   bool daemon_running = false;
   std::optional<os::LinkState> link;  // the link named options.interface, if any
   std::optional<UapiDevice> device;   // the daemon's answer to get=1, when it runs
+  std::string link_kind = "tun";      // the kind of link the daemon serves (link_kind())
 };
 
 // Applied in field order: start the daemon, change the link, remove stale addresses, add ours,

@@ -9,21 +9,11 @@ namespace {
 
 constexpr std::string_view kGetRequest = "get=1\n\n";
 
-Status check_backend(const TunnelOptions& options) {
-  // The kernel back end (rtnetlink kind "wireguard" plus its generic netlink family) is not
-  // written yet; wireguard-go works on every kernel with /dev/net/tun, so Auto uses it.
-  if (options.backend == TunnelBackend::Kernel) {
-    return fail(ErrorCode::Invalid,
-                "tunnel backend \"kernel\" is not implemented yet; use \"auto\" or "
-                "\"wireguard-go\"");
-  }
-  return ok();
-}
-
 }  // namespace
 
 Result<ObservedTunnel> TunnelReconciler::observe(const TunnelOptions& options) {
   ObservedTunnel out;
+  out.link_kind = std::string(deps_.daemon.link_kind());
   FED_ASSIGN_OR_RETURN(out.link, deps_.links.link(options.interface));
   FED_ASSIGN_OR_RETURN(out.daemon_running, deps_.daemon.running(options.interface));
   if (out.daemon_running) {
@@ -60,7 +50,6 @@ Status TunnelReconciler::apply(const DesiredTunnel& desired, const TunnelChanges
 
 Result<TunnelChanges> TunnelReconciler::converge(const DesiredTunnel& desired) {
   FED_TRY(validate_options(desired.options));
-  FED_TRY(check_backend(desired.options));
   FED_ASSIGN_OR_RETURN(auto own_public, public_key_of(desired.private_key));
   FED_TRY(validate_peers(desired.peers, desired.options, own_public));
   FED_ASSIGN_OR_RETURN(auto observed, observe(desired.options));

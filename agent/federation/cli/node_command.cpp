@@ -18,6 +18,7 @@
 #include "os/linux/wireguard_go_daemon.hpp"
 #include "tunnel/tunnel_reconciler.hpp"
 #include "tunnel/vxlan_tunnel.hpp"
+#include "tunnel/wireguard_backend.hpp"
 #include "util/duration.hpp"
 #include "util/strings.hpp"
 
@@ -102,6 +103,11 @@ NodeCommand::NodeCommand(CLI::App& node) {
       ->capture_default_str();
   node.add_option("--tunnel-mtu", flags_.tunnel.mtu, "MTU of the WireGuard interface")
       ->capture_default_str();
+  node.add_option("--wireguard-backend", flags_.tunnel.backend,
+                  "WireGuard implementation of the gateway tunnel: auto (the kernel's when it has "
+                  "the module, else wireguard-go), kernel or wireguard-go")
+      ->transform(CLI::CheckedTransformer(tunnel::tunnel_backend_names(), CLI::ignore_case))
+      ->default_str("auto");
   node.add_option("--wireguard-go", flags_.tunnel.wireguard_go,
                   "The wireguard-go program (without a '/': on PATH, else beside fed-agent)")
       ->capture_default_str();

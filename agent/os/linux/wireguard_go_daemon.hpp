@@ -29,6 +29,7 @@ class WireguardGoDaemon final : public WireguardDaemon {
   Status start(std::string_view interface) override;
   Result<std::string> exchange(std::string_view interface, std::string_view request) override;
   Status stop(std::string_view interface) override;
+  std::string_view link_kind() const override { return "tun"; }
 
   // The UAPI socket path of `interface`.
   std::string socket_path(std::string_view interface) const;

@@ -175,3 +175,22 @@ TEST_CASE("foreign links are refused; a daemon without its link is retried") {
   REQUIRE_FALSE(plan);
   CHECK(plan.error().code() == fed::ErrorCode::Unavailable);
 }
+
+TEST_CASE(
+    "the kernel back end: its link kind is \"wireguard\", a TUN link of our name is not its") {
+  auto d = sample_desired();
+  auto kernel = converged(d);
+  kernel.link_kind = "wireguard";
+  kernel.link->kind = "wireguard";
+  auto plan = plan_tunnel(d, kernel);
+  REQUIRE(plan);
+  CHECK(plan->empty());
+
+  // Left by wireguard-go before the back end changed: named, not taken over.
+  kernel.link->kind = "tun";
+  plan = plan_tunnel(d, kernel);
+  REQUIRE_FALSE(plan);
+  CHECK(plan.error().code() == fed::ErrorCode::Conflict);
+  CHECK(plan.error().message().find("\"tun\" device, not the \"wireguard\" device") !=
+        std::string::npos);
+}
