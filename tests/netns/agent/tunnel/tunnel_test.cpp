@@ -1,22 +1,29 @@
 // Issue 5's gateway tunnel on a real kernel: two gateways in their own namespaces, joined by a
-// veth (192.0.2.0/24), bring up wireguard-go tunnels with keys from key_file through
+// veth (192.0.2.0/24), bring up WireGuard tunnels with keys from key_file through
 // TunnelReconciler; a TCP payload crosses between the ranges behind them (addresses
 // 10.250.x.1 on lo), `wg show` sees the handshake, a second pass changes nothing, a changed range
 // converges, and uninstall leaves no link, socket or process and the namespaces as they were.
+// The back end is wireguard-go unless FED_TEST_WIREGUARD_BACKEND=kernel: the kernel's is tested
+// in a VM booted with Debian's kernel (scripts/kernel-vm; this host's kernel has no module).
 #include <doctest/doctest.h>
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
+#include <memory>
 #include <thread>
 
 #include "lab.hpp"
+#include "os/linux/kernel_wireguard.hpp"
 #include "os/linux/netlink_link_manager.hpp"
 #include "os/linux/netns_scope.hpp"
 #include "os/linux/wireguard_go_daemon.hpp"
 #include "tunnel/key_file.hpp"
 #include "tunnel/tunnel_reconciler.hpp"
+#include "tunnel/wireguard_backend.hpp"
 
 using namespace fed::fabric::netns_test;
 using namespace std::chrono_literals;
@@ -38,6 +45,25 @@ std::string probe_binary() {
   return FED_TCP_PROBE;
 }
 
+// The WireGuard back end under test, from FED_TEST_WIREGUARD_BACKEND ("kernel" or
+// "wireguard-go", the default).
+tunnel::TunnelBackend backend_under_test() {
+  const char* v = std::getenv("FED_TEST_WIREGUARD_BACKEND");
+  const std::string name = v != nullptr && *v != '\0' ? v : "wireguard-go";
+  const auto& names = tunnel::tunnel_backend_names();
+  auto it = names.find(name);
+  INFO("FED_TEST_WIREGUARD_BACKEND=" << name << ": want kernel or wireguard-go");
+  REQUIRE(it != names.end());
+  REQUIRE(it->second != tunnel::TunnelBackend::Auto);
+  return it->second;
+}
+
+std::unique_ptr<os::WireguardDaemon> daemon_under_test() {
+  tunnel::TunnelOptions options;
+  options.backend = backend_under_test();
+  return tunnel::make_wireguard(options);
+}
+
 // One gateway: its namespace, interface and desired tunnel.
 struct Gateway {
   std::string ns;  // short name, as Lab::add_ns takes it
@@ -52,8 +78,8 @@ fed::Result<tunnel::TunnelChanges> converge(Lab& lab, const Gateway& gw) {
   REQUIRE(scope);
   auto links = os::NetlinkLinkManager::create();
   REQUIRE(links);
-  os::WireguardGoDaemon daemon({});
-  tunnel::TunnelReconciler reconciler({**links, daemon});
+  auto daemon = daemon_under_test();
+  tunnel::TunnelReconciler reconciler({**links, *daemon});
   return reconciler.converge(gw.desired);
 }
 
@@ -62,8 +88,8 @@ fed::Status uninstall(Lab& lab, const Gateway& gw) {
   REQUIRE(scope);
   auto links = os::NetlinkLinkManager::create();
   REQUIRE(links);
-  os::WireguardGoDaemon daemon({});
-  tunnel::TunnelReconciler reconciler({**links, daemon});
+  auto daemon = daemon_under_test();
+  tunnel::TunnelReconciler reconciler({**links, *daemon});
   return reconciler.uninstall(gw.desired.options);
 }
 
@@ -105,7 +131,12 @@ bool daemon_process_left(const std::string& interface) {
 
 TEST_CASE("two gateways: bring-up, TCP across the tunnel, no-op pass, range change, uninstall") {
   require_prerequisites();
-  {
+  const bool kernel = backend_under_test() == tunnel::TunnelBackend::Kernel;
+  if (kernel) {
+    INFO("the kernel back end needs the kernel's WireGuard module and wg (wireguard-tools)");
+    REQUIRE(os::kernel_wireguard_available());
+    REQUIRE(sh("command -v wg").code == 0);
+  } else {
     INFO("the tunnel needs wireguard-go, wg (wireguard-tools) and /dev/net/tun");
     REQUIRE(sh("command -v wireguard-go && command -v wg").code == 0);
     REQUIRE(std::filesystem::exists("/dev/net/tun"));
@@ -163,6 +194,9 @@ TEST_CASE("two gateways: bring-up, TCP across the tunnel, no-op pass, range chan
     CHECK(changes->uapi.peers.size() == 1);
   }
   auto link_a = lab.run("a", "ip -d -o link show " + wa);
+  INFO("ip -d link show: " << link_a);
+  // The back end asked for made the link: a kernel WireGuard device, or wireguard-go's TUN.
+  CHECK(link_a.find(kernel ? "wireguard" : "tun type tun") != std::string::npos);
   CHECK(link_a.find("mtu 1420") != std::string::npos);
   CHECK(link_a.find("alias fed-agent") != std::string::npos);
   CHECK(link_a.find(",UP") != std::string::npos);
@@ -182,7 +216,8 @@ TEST_CASE("two gateways: bring-up, TCP across the tunnel, no-op pass, range chan
   CHECK(probe(lab, "b", "10.250.1.1", "hello-from-b", 5) ==
         "pa saw-src=10.250.2.1 got=hello-from-b");
 
-  // wg(8) reads the same UAPI socket: it sees the peer, a handshake and traffic.
+  // wg(8) reads the device on its own (UAPI socket or the kernel's netlink): it sees the peer, a
+  // handshake and traffic.
   auto handshakes = lab.run("a", "wg show " + wa + " latest-handshakes");
   INFO("wg show latest-handshakes: " << handshakes);
   CHECK(handshakes.find(b.public_key + "\t") == 0);
@@ -234,6 +269,84 @@ TEST_CASE("two gateways: bring-up, TCP across the tunnel, no-op pass, range chan
     CHECK_FALSE(daemon_process_left(name));
     CHECK(uninstall(lab, *gw));  // idempotent
   }
+  const auto after = lab.snapshot_all();
+  for (const auto& [name, text] : baseline) {
+    INFO("namespace " << name << " differs after uninstall:\n" << lab.diff(text, after.at(name)));
+    CHECK(after.at(name) == text);
+  }
+}
+
+TEST_CASE("many peers and allowed IPs: read back whole, a second pass changes nothing") {
+  require_prerequisites();
+  const bool kernel = backend_under_test() == tunnel::TunnelBackend::Kernel;
+  REQUIRE(kernel ? os::kernel_wireguard_available() : sh("command -v wireguard-go").code == 0);
+  Lab lab;
+  lab.add_ns("a");
+  const auto baseline = lab.snapshot_all();
+
+  // 64 peers of 40 ranges each: the kernel's answer to a device read spans several netlink
+  // messages and splits peers across them, which a partial read would turn into a non-empty
+  // second plan.
+  constexpr int kPeers = 64;
+  constexpr int kRanges = 40;
+  Gateway a{"a", {}, ""};
+  auto& o = a.desired.options;
+  o.interface = "fwg" + std::to_string(::getpid() % 100000) + "m";
+  o.address = ip("169.254.64.1");
+  o.private_key_file = lab.dir() + "/a/private.key";
+  auto key = tunnel::load_or_create_private_key(o.private_key_file);
+  REQUIRE(key);
+  a.desired.private_key = *key;
+  DaemonGuard guard{lab, {{"a", o.interface}}};
+  for (int i = 0; i < kPeers; ++i) {
+    auto peer_key = tunnel::generate_private_key();
+    REQUIRE(peer_key);
+    tunnel::TunnelPeer p;
+    p.cluster_id = "p" + std::to_string(i);
+    p.public_key = tunnel::public_key_of(*peer_key)->base64();
+    p.endpoint = ip("192.0.2." + std::to_string(i + 2));
+    p.tunnel_address = ip("169.254.65." + std::to_string(i + 1));
+    for (int r = 0; r < kRanges; ++r) {
+      p.ranges.push_back(cidr("10." + std::to_string(100 + i) + "." + std::to_string(r) + ".0/24"));
+    }
+    a.desired.peers.push_back(std::move(p));
+  }
+
+  auto first = converge(lab, a);
+  INFO("first pass: " << (first ? "" : first.error().message()));
+  REQUIRE(first);
+  CHECK(first->uapi.peers.size() == kPeers);
+  auto second = converge(lab, a);
+  REQUIRE(second);
+  CHECK(second->empty());
+  const auto allowed = lab.run("a", "wg show " + o.interface + " allowed-ips");
+  // One line per peer: its key, then its ranges and tunnel address.
+  CHECK(std::count(allowed.begin(), allowed.end(), '\n') == kPeers);
+  auto occurrences = [&](std::string_view needle) {
+    std::size_t n = 0;
+    for (auto pos = allowed.find(needle); pos != std::string::npos;
+         pos = allowed.find(needle, pos + 1)) {
+      ++n;
+    }
+    return n;
+  };
+  CHECK(occurrences(".0/24") == kPeers * kRanges);
+  CHECK(occurrences("/32") == kPeers);
+
+  // Half the peers go: removed in one pass, the rest untouched.
+  a.desired.peers.resize(kPeers / 2);
+  auto shrunk = converge(lab, a);
+  REQUIRE(shrunk);
+  CHECK(shrunk->uapi.peers.size() == kPeers / 2);
+  for (const auto& change : shrunk->uapi.peers) CHECK(change.remove);
+  auto settled = converge(lab, a);
+  REQUIRE(settled);
+  CHECK(settled->empty());
+  CHECK(lab.run("a", "wg show " + o.interface + " peers").size() ==
+        static_cast<std::size_t>(kPeers / 2) * 45);  // 44 base64 characters and a newline
+
+  REQUIRE(uninstall(lab, a));
+  CHECK(sh("ip -n " + lab.ns("a") + " link show " + o.interface).code != 0);
   const auto after = lab.snapshot_all();
   for (const auto& [name, text] : baseline) {
     INFO("namespace " << name << " differs after uninstall:\n" << lab.diff(text, after.at(name)));
