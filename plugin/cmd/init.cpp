@@ -33,6 +33,9 @@ Runner wire_init(CLI::App& app) {
       "--direct-routing", options->direct_routing,
       "Route between a node and its gateway without VXLAN when they share a subnet (the node "
       "network must accept pod addresses: no cloud source/destination check)");
+  app.add_option("--wireguard", options->wireguard,
+                 "The gateway's WireGuard: auto (the kernel's where the node has the module, else "
+                 "wireguard-go; default), kernel or wireguard-go");
   app.add_option("--gateway-node", options->gateway_node,
                  "The node that terminates the tunnels (default: the labelled one, else the "
                  "first Ready node by name)");
@@ -126,6 +129,7 @@ Status validate_init_flags(const InitOptions& options) {
     FED_TRY(check_disjoint({*pods, "--pod-cidr"}, {*services, "--service-cidr"}));
   }
   FED_TRY(validate_gateway_address(options.gateway_address));
+  FED_TRY(validate_wireguard_flag(options.wireguard));
   if (options.image.empty()) {
     return fail(ErrorCode::Invalid,
                 "--image must not be empty; e.g. --image " + std::string(kDefaultImage));
@@ -168,6 +172,7 @@ Status run_init(const GlobalOptions& global, const InitOptions& options, Output&
   RenderOptions render;
   render.image = options.image;
   render.direct_routing = options.direct_routing;
+  render.wireguard = options.wireguard;
   FED_ASSIGN_OR_RETURN(auto objects, render_host(identity, render));
   if (options.dry_run == DryRun::Client) {
     print_dry_run(out, objects);

@@ -19,6 +19,7 @@ struct InitOptions {
   std::string gateway_node;                        // --gateway-node; empty = first Ready node
   std::string gateway_address;                     // --gateway-address; empty = the node's own
   bool direct_routing = false;                     // --direct-routing
+  std::string wireguard = "auto";                  // --wireguard
   DryRun dry_run = DryRun::None;                   // --dry-run
 };
 

@@ -59,6 +59,9 @@ Runner wire_join(CLI::App& app) {
                  "The tunnel between the host's and the member's gateways: wireguard "
                  "(encrypted, default) or vxlan (unencrypted, UDP 4789; for networks that are "
                  "already private)");
+  app.add_option("--wireguard", o->wireguard,
+                 "The gateway's WireGuard: auto (the kernel's where the node has the module, else "
+                 "wireguard-go; default), kernel or wireguard-go");
   app.add_flag("--wait", o->wait, "Wait until the member is Ready (see --timeout)");
   app.add_option("--timeout", *timeout,
                  "How long --wait and the member's token may take (default 5m)");
@@ -189,6 +192,7 @@ Status validate_join_flags(const JoinOptions& o) {
   FED_TRY(validate_api_endpoint(o.member_api_endpoint));
   FED_TRY(validate_gateway_address(o.gateway_address));
   if (o.image.empty()) return fail(ErrorCode::Invalid, "--image must not be empty");
+  FED_TRY(validate_wireguard_flag(o.wireguard));
   if (!fedapi::tunnel_backend_named(o.tunnel_backend)) {
     return fail(ErrorCode::Invalid,
                 "--tunnel-backend must be wireguard (encrypted, the default) or vxlan "
@@ -240,7 +244,8 @@ Status run_join(const GlobalOptions& global, const JoinOptions& o, Output& out) 
   const ClusterIdentity identity{o.member, FederationRole::Member, pod_cidr, service_cidr, host_id};
   const RenderOptions render{
       o.image, std::string(kFedNamespace),
-      TenancySettings{o.namespace_quota, o.share_cpu, o.share_memory, pod_cidr}, o.direct_routing};
+      TenancySettings{o.namespace_quota, o.share_cpu, o.share_memory, pod_cidr}, o.direct_routing,
+      o.wireguard};
   FED_ASSIGN_OR_RETURN(auto member_objects, render_member(identity, render));
 
   MemberSpec spec{

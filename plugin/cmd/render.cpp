@@ -28,9 +28,9 @@ void set_node_agent_args(json& object, const RenderOptions& options) {
   if (object.value("kind", "") != "DaemonSet" ||
       object["metadata"].value("name", "") != "fed-agent")
     return;
-  if (options.direct_routing) {
-    object["spec"]["template"]["spec"]["containers"][0]["args"].push_back("--direct-routing");
-  }
+  json& args = object["spec"]["template"]["spec"]["containers"][0]["args"];
+  if (options.direct_routing) args.push_back("--direct-routing");
+  if (options.wireguard != "auto") args.push_back("--wireguard-backend=" + options.wireguard);
 }
 
 void set_namespace(json& object, const std::string& ns) {
@@ -84,6 +84,14 @@ Result<std::vector<json>> render_for(const ClusterIdentity& id, const RenderOpti
 }
 
 }  // namespace
+
+Status validate_wireguard_flag(const std::string& value) {
+  if (value == "auto" || value == "kernel" || value == "wireguard-go") return ok();
+  return fail(ErrorCode::Invalid,
+              "--wireguard must be auto (the kernel's where the node has the module, else "
+              "wireguard-go; the default), kernel or wireguard-go, not \"" +
+                  value + "\"");
+}
 
 Result<std::vector<RenderedObject>> render_all(const RenderOptions& options) {
   std::vector<RenderedObject> out;

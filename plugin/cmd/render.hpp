@@ -47,7 +47,13 @@ struct RenderOptions {
   TenancySettings tenancy;  // members only
   // The node agents route to on-link nodes without VXLAN (fed-agent node --direct-routing).
   bool direct_routing = false;
+  // The gateway's WireGuard: auto, kernel or wireguard-go (fed-agent node --wireguard-backend;
+  // auto, the agent's default, adds no flag).
+  std::string wireguard = "auto";
 };
+
+// Invalid, naming the flag and its values, unless `value` is auto, kernel or wireguard-go.
+Status validate_wireguard_flag(const std::string& value);
 
 // Every object of the embedded manifests with the options applied, each tagged with the file
 // it came from in annotation-free form: {path, object}.

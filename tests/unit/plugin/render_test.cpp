@@ -215,6 +215,22 @@ TEST_CASE("--direct-routing reaches the node agents' flags, on the host and on m
   }
 }
 
+TEST_CASE("--wireguard reaches the node agents' flags; auto adds none; others are refused") {
+  RenderOptions kernel;
+  kernel.wireguard = "kernel";
+  kernel.direct_routing = true;
+  for (const auto& objects : {*render_host(kHost, kernel), *render_member(kMember, kernel)}) {
+    CHECK(find(objects, "DaemonSet",
+               "fed-agent")["spec"]["template"]["spec"]["containers"][0]["args"] ==
+          json::array({"node", "--direct-routing", "--wireguard-backend=kernel"}));
+  }
+  for (const char* ok : {"auto", "kernel", "wireguard-go"}) CHECK(validate_wireguard_flag(ok));
+  auto bad = validate_wireguard_flag("boringtun");
+  REQUIRE_FALSE(bad);
+  CHECK(bad.error().message().find("--wireguard must be auto") == 0);
+  CHECK(bad.error().message().find("\"boringtun\"") != std::string::npos);
+}
+
 TEST_CASE(
     "virtual nodes: the manager writes Nodes only through the policy, Leases only in "
     "kube-node-lease") {
