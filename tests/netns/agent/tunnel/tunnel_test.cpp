@@ -17,15 +17,15 @@
 #include <thread>
 
 #include "lab.hpp"
-#include "os/linux/kernel_wireguard.hpp"
 #include "os/linux/netlink_link_manager.hpp"
 #include "os/linux/netns_scope.hpp"
 #include "os/linux/wireguard_go_daemon.hpp"
 #include "tunnel/key_file.hpp"
 #include "tunnel/tunnel_reconciler.hpp"
-#include "tunnel/wireguard_backend.hpp"
+#include "wireguard_under_test.hpp"
 
 using namespace fed::fabric::netns_test;
+using namespace fed::tunnel::netns_test;
 using namespace std::chrono_literals;
 namespace tunnel = fed::tunnel;
 namespace os = fed::os;
@@ -43,25 +43,6 @@ os::Cidr cidr(std::string_view s) {
 
 std::string probe_binary() {
   return FED_TCP_PROBE;
-}
-
-// The WireGuard back end under test, from FED_TEST_WIREGUARD_BACKEND ("kernel" or
-// "wireguard-go", the default).
-tunnel::TunnelBackend backend_under_test() {
-  const char* v = std::getenv("FED_TEST_WIREGUARD_BACKEND");
-  const std::string name = v != nullptr && *v != '\0' ? v : "wireguard-go";
-  const auto& names = tunnel::tunnel_backend_names();
-  auto it = names.find(name);
-  INFO("FED_TEST_WIREGUARD_BACKEND=" << name << ": want kernel or wireguard-go");
-  REQUIRE(it != names.end());
-  REQUIRE(it->second != tunnel::TunnelBackend::Auto);
-  return it->second;
-}
-
-std::unique_ptr<os::WireguardDaemon> daemon_under_test() {
-  tunnel::TunnelOptions options;
-  options.backend = backend_under_test();
-  return tunnel::make_wireguard(options);
 }
 
 // One gateway: its namespace, interface and desired tunnel.
@@ -131,16 +112,8 @@ bool daemon_process_left(const std::string& interface) {
 
 TEST_CASE("two gateways: bring-up, TCP across the tunnel, no-op pass, range change, uninstall") {
   require_prerequisites();
-  const bool kernel = backend_under_test() == tunnel::TunnelBackend::Kernel;
-  if (kernel) {
-    INFO("the kernel back end needs the kernel's WireGuard module and wg (wireguard-tools)");
-    REQUIRE(os::kernel_wireguard_available());
-    REQUIRE(sh("command -v wg").code == 0);
-  } else {
-    INFO("the tunnel needs wireguard-go, wg (wireguard-tools) and /dev/net/tun");
-    REQUIRE(sh("command -v wireguard-go && command -v wg").code == 0);
-    REQUIRE(std::filesystem::exists("/dev/net/tun"));
-  }
+  require_wireguard();
+  const bool kernel = kernel_under_test();
   Lab lab;
   lab.add_ns("a");
   lab.add_ns("b");
@@ -278,8 +251,7 @@ TEST_CASE("two gateways: bring-up, TCP across the tunnel, no-op pass, range chan
 
 TEST_CASE("many peers and allowed IPs: read back whole, a second pass changes nothing") {
   require_prerequisites();
-  const bool kernel = backend_under_test() == tunnel::TunnelBackend::Kernel;
-  REQUIRE(kernel ? os::kernel_wireguard_available() : sh("command -v wireguard-go").code == 0);
+  require_wireguard();
   Lab lab;
   lab.add_ns("a");
   const auto baseline = lab.snapshot_all();
