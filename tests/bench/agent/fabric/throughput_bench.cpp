@@ -7,9 +7,10 @@
 // and medians are compared. Two "routed" paths have the hops of the gateway path (pod, node,
 // WAN bridge, node, pod) and of the worker path (pod, worker, gateway, WAN bridge, gateway,
 // worker, pod) with plain routes and no agent: they separate what the emulated hops cost (all
-// forwarding of a stream runs on the sender's CPU here) from what the datapath adds. The worker
-// path is measured twice: over the VXLAN overlay (the default) and with --direct-routing
-// (clusters C and D).
+// forwarding of a stream runs on the sender's CPU here) from what the datapath adds; clusters E
+// and F are the exact reference of the worker path, the lab's own nodes and pods with plain
+// routes and no agent. The worker path is measured twice: over the VXLAN overlay (the default)
+// and with --direct-routing (clusters C and D).
 #include <unistd.h>
 
 #include <string>
@@ -112,9 +113,19 @@ TEST_CASE("TCP throughput and latency: direct veth vs across clusters through th
   fed.set_peers("d", {{"c", "10.54.3.0/24", "10.64.3.0/24", "10.53.4.0/24", "10.63.4.0/24", {}}});
   fed.start(30s);
   fed.wait_converged(1);
+  // E and F, added after the agents started: the lab's own nodes, links and pods with plain
+  // static routes and no agent (distinct PodCIDRs, so no NAT). The worker path's hops exactly as
+  // the datapath's clusters build them, pod attachment and CNI stand-ins included.
+  fed.add_cluster(cluster("e", 5, "10.246.0"));
+  fed.add_cluster(cluster("f", 6, "10.247.0"));
+  lab.run("e2", "ip route add 10.247.0.0/24 via 172.20.5.1 dev lan0");
+  lab.run("e1", "ip route add 10.247.0.0/24 via 203.0.113.6 dev wan0");
+  lab.run("f2", "ip route add 10.246.0.0/24 via 172.20.6.1 dev lan0");
+  lab.run("f1", "ip route add 10.246.0.0/24 via 203.0.113.5 dev wan0");
   sink(lab, "pb1");
   sink(lab, "pb2");
   sink(lab, "pd2");
+  serve(lab, "pf2");
 
   auto path = [](std::string label, std::string from, std::string to_ip, int same_hops) {
     return TcpPath{std::move(label), std::move(from), std::move(to_ip), same_hops, {}, {}};
@@ -123,6 +134,7 @@ TEST_CASE("TCP throughput and latency: direct veth vs across clusters through th
       path("direct veth between two namespaces", "x", "10.99.0.2", 0),
       path("routed, no agent: the gateway path's hops", "gx", "10.82.0.10", 1),
       path("routed, no agent: the worker path's hops", "wx", "10.85.0.10", 2),
+      path("routed, no agent: the worker path on the lab's nodes", "pe2", "10.247.0.140", 2),
       path("gateway pod -> gateway pod: double NAT over the WAN bridge", "pa1", "10.51.2.10", 1),
       path("worker pod -> worker pod: VXLAN, double NAT, WAN, VXLAN", "pa2", "10.51.2.140", 2),
       path("worker pod -> worker pod: --direct-routing, double NAT, WAN", "pc2", "10.53.4.140", 2),
