@@ -104,13 +104,18 @@ Result<TunnelChanges> plan_tunnel(const DesiredTunnel& desired, const ObservedTu
   const auto& name = desired.options.interface;
   TunnelChanges out;
   if (!observed.daemon_running) {
-    if (observed.link) {
+    // Left by the other back end, marked by us: after a switch between wireguard-go and the
+    // kernel's (a node that gained the module), the agent replaces its own link.
+    const bool stale =
+        observed.link && observed.link->owned && observed.link->kind != observed.link_kind;
+    if (observed.link && !stale) {
       return fail(ErrorCode::Conflict,
                   fmt::format("link {} exists (kind \"{}\") but no WireGuard daemon serves it; "
                               "it is not the agent's to take over: delete it (ip link del {}) "
                               "or choose another tunnel interface name",
                               name, observed.link->kind, name));
     }
+    out.delete_stale_link = stale;
     out.start_daemon = true;
     plan_link(desired.options, std::nullopt, out);
     out.uapi = plan_uapi(desired, UapiDevice{});

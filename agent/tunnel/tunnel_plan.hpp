@@ -28,9 +28,12 @@ struct ObservedTunnel {
   std::string link_kind = "tun";      // the kind of link the daemon serves (link_kind())
 };
 
-// Applied in field order: start the daemon, change the link, remove stale addresses, add ours,
-// then one UAPI set request.
+// Applied in field order: delete the other back end's link, start the daemon, change the link,
+// remove stale addresses, add ours, then one UAPI set request.
 struct TunnelChanges {
+  // Our marked link of the other back end's kind (the node switched between wireguard-go and
+  // the kernel's WireGuard): it goes before ours is made under the same name.
+  bool delete_stale_link = false;
   bool start_daemon = false;
   os::LinkSettings link;  // all empty: nothing to change
   std::vector<os::LinkAddress> delete_addresses;
@@ -38,8 +41,8 @@ struct TunnelChanges {
   UapiSet uapi;
 
   bool empty() const {
-    return !start_daemon && link == os::LinkSettings{} && delete_addresses.empty() &&
-           add_addresses.empty() && uapi.empty();
+    return !delete_stale_link && !start_daemon && link == os::LinkSettings{} &&
+           delete_addresses.empty() && add_addresses.empty() && uapi.empty();
   }
 };
 
@@ -53,8 +56,9 @@ std::vector<std::string> allowed_ips_text(const TunnelPeer& peer);  // sorted, t
 UapiSet plan_uapi(const DesiredTunnel& desired, const UapiDevice& observed);
 
 // The whole plan. With no daemon, it is started and the link planned from scratch (wireguard-go
-// creates it down, without address). Conflict when a link with our name exists that no daemon
-// of ours serves (another tool's device: the agent never takes it over), or a daemon answers
+// creates it down, without address); our marked link of the other back end's kind is deleted
+// first. Conflict when a link with our name exists that no daemon of ours serves and that is not
+// such a leftover (another tool's device: the agent never takes it over), or a daemon answers
 // but its link is gone (it is shutting down; retry).
 Result<TunnelChanges> plan_tunnel(const DesiredTunnel& desired, const ObservedTunnel& observed);
 

@@ -29,6 +29,12 @@ Result<ObservedTunnel> TunnelReconciler::observe(const TunnelOptions& options) {
 
 Status TunnelReconciler::apply(const DesiredTunnel& desired, const TunnelChanges& changes) {
   const std::string& name = desired.options.interface;
+  if (changes.delete_stale_link) {
+    // Deleting wireguard-go's TUN link also makes that daemon exit.
+    auto s = deps_.links.delete_owned_link(name);
+    if (!s && s.error().code() != ErrorCode::NotFound) return s;
+    spdlog::info("tunnel {}: replaced the other WireGuard back end's link", name);
+  }
   if (changes.start_daemon) FED_TRY(deps_.daemon.start(name));
   if (changes.link != os::LinkSettings{}) {
     // MTU and marker before "up", in one message: the link never carries traffic unmarked.

@@ -14,7 +14,9 @@
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <thread>
+#include <tuple>
 
 #include "lab.hpp"
 #include "os/linux/netlink_link_manager.hpp"
@@ -54,12 +56,16 @@ struct Gateway {
 
 // Runs one pass of the reconciler for `gw` inside its namespace. The link manager's netlink
 // socket and the daemon started by the pass both belong to that namespace.
-fed::Result<tunnel::TunnelChanges> converge(Lab& lab, const Gateway& gw) {
+// `backend` overrides the one under test.
+fed::Result<tunnel::TunnelChanges> converge(Lab& lab, const Gateway& gw,
+                                            std::optional<tunnel::TunnelBackend> backend = {}) {
   auto scope = os::NetnsScope::enter_named(lab.ns(gw.ns));
   REQUIRE(scope);
   auto links = os::NetlinkLinkManager::create();
   REQUIRE(links);
-  auto daemon = daemon_under_test();
+  tunnel::TunnelOptions options;
+  options.backend = backend.value_or(backend_under_test());
+  auto daemon = tunnel::make_wireguard(options);
   tunnel::TunnelReconciler reconciler({**links, *daemon});
   return reconciler.converge(gw.desired);
 }
@@ -319,6 +325,72 @@ TEST_CASE("many peers and allowed IPs: read back whole, a second pass changes no
 
   REQUIRE(uninstall(lab, a));
   CHECK(sh("ip -n " + lab.ns("a") + " link show " + o.interface).code != 0);
+  const auto after = lab.snapshot_all();
+  for (const auto& [name, text] : baseline) {
+    INFO("namespace " << name << " differs after uninstall:\n" << lab.diff(text, after.at(name)));
+    CHECK(after.at(name) == text);
+  }
+}
+
+// Needs both back ends, so it runs in the kernel VM only (this directory's CMakeLists.txt
+// selects it there; doctest skips it elsewhere).
+TEST_CASE("switching between wireguard-go and the kernel's WireGuard replaces the agent's link" *
+          doctest::skip()) {
+  require_prerequisites();
+  REQUIRE(kernel_under_test());
+  require_wireguard();
+  REQUIRE(sh("command -v wireguard-go").code == 0);
+  Lab lab;
+  lab.add_ns("a");
+  const auto baseline = lab.snapshot_all();
+  Gateway a{"a", {}, ""};
+  auto& o = a.desired.options;
+  o.interface = "fwg" + std::to_string(::getpid() % 100000) + "s";
+  o.address = ip("169.254.64.1");
+  o.private_key_file = lab.dir() + "/a/private.key";
+  auto key = tunnel::load_or_create_private_key(o.private_key_file);
+  REQUIRE(key);
+  a.desired.private_key = *key;
+  auto peer_key = tunnel::generate_private_key();
+  REQUIRE(peer_key);
+  tunnel::TunnelPeer p;
+  p.cluster_id = "b";
+  p.public_key = tunnel::public_key_of(*peer_key)->base64();
+  p.endpoint = ip("192.0.2.2");
+  p.tunnel_address = ip("169.254.64.2");
+  p.ranges = {cidr("10.250.2.0/24")};
+  a.desired.peers = {p};
+  DaemonGuard guard{lab, {{"a", o.interface}}};
+  const auto userspace = tunnel::TunnelBackend::WireguardGo;
+  const auto kernel = tunnel::TunnelBackend::Kernel;
+  auto link_kind = [&] { return lab.run("a", "ip -d -o link show " + o.interface); };
+  auto peers = [&] { return lab.run("a", "wg show " + o.interface + " peers"); };
+
+  for (auto [from, to, kind] : {std::tuple{userspace, kernel, "wireguard"},
+                                std::tuple{kernel, userspace, "tun type tun"}}) {
+    auto before = converge(lab, a, from);
+    INFO("first back end: " << (before ? "" : before.error().message()));
+    REQUIRE(before);
+    // The other back end finds our marked link of the wrong kind, deletes it and makes its own.
+    auto switched = converge(lab, a, to);
+    INFO("switch: " << (switched ? "" : switched.error().message()));
+    REQUIRE(switched);
+    CHECK(switched->delete_stale_link);
+    CHECK(switched->start_daemon);
+    const auto shown = link_kind();
+    INFO("ip -d link show: " << shown);
+    CHECK(shown.find(kind) != std::string::npos);
+    CHECK(shown.find("alias fed-agent") != std::string::npos);
+    CHECK(peers() == p.public_key + "\n");
+    CHECK(lab.run("a", "ip -o addr show dev " + o.interface).find("169.254.64.1/18") !=
+          std::string::npos);
+    auto again = converge(lab, a, to);
+    REQUIRE(again);
+    CHECK(again->empty());
+  }
+  // The kernel's link went with the switch back: no wireguard-go is left after uninstall.
+  REQUIRE(uninstall(lab, a));
+  CHECK(sh("pgrep -f 'wireguard-go " + o.interface + "'").code != 0);
   const auto after = lab.snapshot_all();
   for (const auto& [name, text] : baseline) {
     INFO("namespace " << name << " differs after uninstall:\n" << lab.diff(text, after.at(name)));

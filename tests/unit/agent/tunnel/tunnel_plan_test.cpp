@@ -54,6 +54,7 @@ TEST_CASE("no daemon and no link: start it, set up the link, configure everythin
   auto d = sample_desired();
   auto plan = plan_tunnel(d, ObservedTunnel{});
   REQUIRE(plan);
+  CHECK_FALSE(plan->delete_stale_link);
   CHECK(plan->start_daemon);
   CHECK(plan->link.mtu == 1420u);
   CHECK(plan->link.up == true);
@@ -176,8 +177,7 @@ TEST_CASE("foreign links are refused; a daemon without its link is retried") {
   CHECK(plan.error().code() == fed::ErrorCode::Unavailable);
 }
 
-TEST_CASE(
-    "the kernel back end: its link kind is \"wireguard\", a TUN link of our name is not its") {
+TEST_CASE("the kernel back end: its link kind is \"wireguard\"; wireguard-go's is replaced") {
   auto d = sample_desired();
   auto kernel = converged(d);
   kernel.link_kind = "wireguard";
@@ -186,7 +186,28 @@ TEST_CASE(
   REQUIRE(plan);
   CHECK(plan->empty());
 
-  // Left by wireguard-go before the back end changed: named, not taken over.
+  // The node switched back ends: our marked TUN link is still there and no kernel device runs.
+  // It is deleted, then the kernel's made and configured from scratch.
+  ObservedTunnel switched;
+  switched.link_kind = "wireguard";
+  switched.link = link_of(d);  // kind "tun", marked
+  plan = plan_tunnel(d, switched);
+  REQUIRE(plan);
+  CHECK(plan->delete_stale_link);
+  CHECK(plan->start_daemon);
+  CHECK(plan->link.mark_owned);
+  CHECK(plan->add_addresses.size() == 1);
+  CHECK(plan->uapi.private_key);
+  CHECK_FALSE(plan->empty());
+
+  // Unmarked, it is someone else's: named, not taken over.
+  switched.link->owned = false;
+  plan = plan_tunnel(d, switched);
+  REQUIRE_FALSE(plan);
+  CHECK(plan.error().code() == fed::ErrorCode::Conflict);
+  CHECK(plan.error().message().find("kind \"tun\"") != std::string::npos);
+
+  // Served, but of another kind: not this back end's device.
   kernel.link->kind = "tun";
   plan = plan_tunnel(d, kernel);
   REQUIRE_FALSE(plan);
