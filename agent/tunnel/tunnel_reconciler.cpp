@@ -5,19 +5,13 @@
 #include "fabric/apply.hpp"
 
 namespace fed::tunnel {
-namespace {
-
-constexpr std::string_view kGetRequest = "get=1\n\n";
-
-}  // namespace
-
 Result<ObservedTunnel> TunnelReconciler::observe(const TunnelOptions& options) {
   ObservedTunnel out;
   out.link_kind = std::string(deps_.daemon.link_kind());
   FED_ASSIGN_OR_RETURN(out.link, deps_.links.link(options.interface));
   FED_ASSIGN_OR_RETURN(out.daemon_running, deps_.daemon.running(options.interface));
   if (out.daemon_running) {
-    FED_ASSIGN_OR_RETURN(auto answer, deps_.daemon.exchange(options.interface, kGetRequest));
+    FED_ASSIGN_OR_RETURN(auto answer, deps_.daemon.exchange(options.interface, kUapiGetRequest));
     auto device = parse_get_response(answer);
     if (!device) {
       return Unexpected(device.error().with_context("read WireGuard device " + options.interface));

@@ -55,6 +55,9 @@ struct UapiSet {
   bool empty() const { return !private_key && !listen_port && peers.empty(); }
 };
 
+// The whole "get=1" request: it has no arguments.
+inline constexpr std::string_view kUapiGetRequest = "get=1\n\n";
+
 // Parses a complete "get=1" answer (key=value lines, then "errno=N" and an empty line). A
 // non-zero errno is an Internal error carrying it; an unknown key is ignored (newer daemons add
 // fields), a malformed line is Internal and quotes it.

@@ -13,16 +13,10 @@
 namespace fed::os {
 namespace {
 
-void put_link(rtnl_link* l) {
-  rtnl_link_put(l);
-}
-using LinkHandle = CHandle<rtnl_link, put_link>;
-
-constexpr std::string_view kGetRequest = "get=1\n\n";
 constexpr std::string_view kSetAnswer = "errno=0\n\n";
 
 Status create_link(nl_sock* sock, const std::string& name) {
-  LinkHandle link(rtnl_link_alloc());
+  nl::LinkHandle link(rtnl_link_alloc());
   if (!link) return fail(ErrorCode::Internal, "netlink: out of memory building a link");
   rtnl_link_set_name(link.get(), name.c_str());
   if (int err = rtnl_link_set_type(link.get(), "wireguard"); err < 0) {
@@ -52,11 +46,7 @@ Status KernelWireguard::start(std::string_view interface) {
   FED_ASSIGN_OR_RETURN(auto sock, nl::connect_route_socket());
   FED_TRY(create_link(sock.get(), name));
   // Unmarked, nothing would ever delete it: undo unless the marker is on.
-  Cleanup undo([&] {
-    LinkHandle del(rtnl_link_alloc());
-    rtnl_link_set_name(del.get(), name.c_str());
-    rtnl_link_delete(sock.get(), del.get());
-  });
+  Cleanup undo([&] { nl::delete_link_quietly(sock.get(), name); });
   FED_ASSIGN_OR_RETURN(auto links, NetlinkLinkManager::create());
   LinkSettings mark;
   mark.mark_owned = true;
@@ -67,7 +57,7 @@ Status KernelWireguard::start(std::string_view interface) {
 
 Result<std::string> KernelWireguard::exchange(std::string_view interface,
                                               std::string_view request) {
-  if (request == kGetRequest) {
+  if (request == tunnel::kUapiGetRequest) {
     FED_ASSIGN_OR_RETURN(auto device, wg_genl::get_device(interface));
     return tunnel::format_get_response(device);
   }

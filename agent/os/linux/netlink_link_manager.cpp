@@ -20,16 +20,13 @@
 namespace fed::os {
 namespace {
 
-void put_link(rtnl_link* l) {
-  rtnl_link_put(l);
-}
 void put_neigh(rtnl_neigh* n) {
   rtnl_neigh_put(n);
 }
 void put_rtaddr(rtnl_addr* a) {
   rtnl_addr_put(a);
 }
-using LinkHandle = CHandle<rtnl_link, put_link>;
+using nl::LinkHandle;
 using NeighHandle = CHandle<rtnl_neigh, put_neigh>;
 using RtAddrHandle = CHandle<rtnl_addr, put_rtaddr>;
 
@@ -170,11 +167,7 @@ Status NetlinkLinkManager::create_vxlan(const VxlanDevice& d) {
     return nl::error("create VXLAN device " + d.name, err);
   }
   // Until the marker is on, nothing would ever delete this device: undo on any failure.
-  Cleanup undo([&] {
-    LinkHandle del(rtnl_link_alloc());
-    rtnl_link_set_name(del.get(), d.name.c_str());
-    rtnl_link_delete(sock, del.get());
-  });
+  Cleanup undo([&] { nl::delete_link_quietly(sock, d.name); });
   FED_ASSIGN_OR_RETURN(auto created, get_link(sock, d.name));
   if (!created) return fail(ErrorCode::Internal, "VXLAN device " + d.name + " vanished");
   LinkHandle change(rtnl_link_alloc());

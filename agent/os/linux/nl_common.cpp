@@ -21,6 +21,16 @@ void put_addr(nl_addr* a) {
 void free_cache(nl_cache* c) {
   nl_cache_free(c);
 }
+void put_link(rtnl_link* l) {
+  rtnl_link_put(l);
+}
+
+void delete_link_quietly(nl_sock* sock, const std::string& name) {
+  LinkHandle link(rtnl_link_alloc());
+  if (!link) return;
+  rtnl_link_set_name(link.get(), name.c_str());
+  rtnl_link_delete(sock, link.get());
+}
 
 Result<SocketHandle> connect_route_socket() {
   SocketHandle sock(nl_socket_alloc());

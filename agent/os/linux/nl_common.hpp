@@ -14,16 +14,19 @@
 struct nl_sock;
 struct nl_addr;
 struct nl_cache;
+struct rtnl_link;
 
 namespace fed::os::nl {
 
 void free_socket(nl_sock* s);
 void put_addr(nl_addr* a);
 void free_cache(nl_cache* c);
+void put_link(rtnl_link* l);
 
 using SocketHandle = CHandle<nl_sock, free_socket>;
 using AddrHandle = CHandle<nl_addr, put_addr>;
 using CacheHandle = CHandle<nl_cache, free_cache>;
+using LinkHandle = CHandle<rtnl_link, put_link>;
 
 // A socket connected to NETLINK_ROUTE in the calling thread's network namespace.
 Result<SocketHandle> connect_route_socket();
@@ -42,6 +45,10 @@ std::optional<Ipv4> to_ipv4(const nl_addr* a);
 // The prefix of `a`; nullopt for a missing address or an empty (0-length) prefix.
 std::optional<Cidr> to_cidr(const nl_addr* a);
 std::optional<MacAddr> to_mac(const nl_addr* a);
+
+// Deletes the link `name`, ignoring failure: the undo of a link made moments ago whose set-up
+// failed before it carried the agent's marker.
+void delete_link_quietly(nl_sock* sock, const std::string& name);
 
 // Interface index of `name`; NotFound names the interface.
 Result<int> ifindex(nl_sock* sock, std::string_view name);
