@@ -127,6 +127,16 @@ int run(int argc, char** argv) {
                    "Workers of the namespace-offloading and namespace-map controllers")
       ->check(CLI::Range(1, 64))
       ->capture_default_str();
+  manager
+      ->add_option("--kube-api-qps", manager_options.api_qps,
+                   "Requests per second to the host API server, all controllers together")
+      ->check(CLI::Range(1.0, 10000.0))
+      ->capture_default_str();
+  manager
+      ->add_option("--kube-api-burst", manager_options.api_burst,
+                   "Requests the manager may send at once above --kube-api-qps")
+      ->check(CLI::Range(1, 20000))
+      ->capture_default_str();
   auto* etcd_proxy = app.add_subcommand(
       "etcd-proxy", "Run the leader-aware etcd proxy beside kube-apiserver (--members required)");
   fed::etcdproxy::EtcdProxyFlags etcd_proxy_flags;

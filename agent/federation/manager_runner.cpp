@@ -14,6 +14,8 @@ namespace fed::federation {
 
 Status ManagerRunner::start(const agent::RoleContext& ctx) {
   FED_ASSIGN_OR_RETURN(auto config, agent::api_config(ctx.options, "fed-agent-manager"));
+  config.qps = options_.api_qps;
+  config.burst = options_.api_burst;
   FED_ASSIGN_OR_RETURN(host_, kube::DynamicClient::create(std::move(config)));
   FED_ASSIGN_OR_RETURN(auto info, read_cluster_info(*host_));
   if (info.role != ClusterRole::Host) {
@@ -25,14 +27,23 @@ Status ManagerRunner::start(const agent::RoleContext& ctx) {
                host_ipam_->local().pod_cidr.str(), host_ipam_->local().external_cidr.str());
 
   clusters_ = std::make_unique<kube::Informer>(host_, fedapi::ref(fedapi::kFederatedCluster, ""));
+  kube::InformerOptions credential_options;
+  credential_options.label_selector = std::string(kMemberCredentialLabel);
+  credentials_ = std::make_unique<kube::Informer>(
+      host_, kube::ResourceRef{{"", "v1", "secrets"}, std::string(kNamespace), "", ""},
+      std::move(credential_options));
+  host_peerings_ = std::make_unique<kube::Informer>(host_, fedapi::ref(fedapi::kPeering, ""));
   membership_ = std::make_unique<MembershipReconciler>(HostCluster{host_, info, host_ipam_.get()},
-                                                       *clusters_);
+                                                       *clusters_, credentials_.get());
   kube::ControllerOptions options;
   options.name = "membership";
   // One worker: the host IPAM and the tunnel-address pool are shared by every member.
   options.workers = 1;
   controller_ = std::make_unique<kube::Controller>(*membership_, std::move(options));
   controller_->watch(*clusters_);
+  controller_->watch(*host_peerings_, [this](const nlohmann::json& peering) {
+    return membership_->cluster_of_peering(peering);
+  });
 
   endpoint_mappings_ =
       std::make_unique<kube::Informer>(host_, fedapi::ref(fedapi::kEndpointMapping, ""));
@@ -153,6 +164,8 @@ Status ManagerRunner::start(const agent::RoleContext& ctx) {
   FED_TRY(prepare_webhook());
 
   clusters_->start();
+  credentials_->start();
+  host_peerings_->start();
   services_->start();
   endpoint_slices_->start();
   virtual_nodes_->start();
@@ -305,6 +318,8 @@ void ManagerRunner::stop() {
     if (i) i->stop();
   }
   if (clusters_) clusters_->stop();
+  if (credentials_) credentials_->stop();
+  if (host_peerings_) host_peerings_->stop();
 }
 
 }  // namespace fed::federation

@@ -44,6 +44,11 @@ struct ManagerOptions {
   // Workers of the NamespaceOffloading and NamespaceMap controllers (benchmark E2 compares 1
   // and 5; a NamespaceMap is one key per member, so its workers only help across members).
   int offload_workers = 2;
+  // The client-side limit of the manager's requests to the host API server, shared by every
+  // controller (as kube-controller-manager's --kube-api-qps/--kube-api-burst). Offloading to
+  // n members writes about 2n objects on the host at once.
+  double api_qps = 50;
+  int api_burst = 100;
 };
 
 class ManagerRunner final : public agent::RoleRunner {
@@ -72,6 +77,8 @@ class ManagerRunner final : public agent::RoleRunner {
   std::shared_ptr<kube::DynamicClient> host_;
   std::unique_ptr<ClusterIpam> host_ipam_;
   std::unique_ptr<kube::Informer> clusters_;
+  std::unique_ptr<kube::Informer> credentials_;    // members' credential Secrets
+  std::unique_ptr<kube::Informer> host_peerings_;  // the host's Peerings, one per member
   std::unique_ptr<MembershipReconciler> membership_;
   std::unique_ptr<kube::Controller> controller_;
   std::unique_ptr<kube::Informer> endpoint_mappings_;

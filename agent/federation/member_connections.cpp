@@ -19,16 +19,16 @@ Result<std::shared_ptr<kube::DynamicClient>> MemberConnections::client_for(const
   const json ref = fc["spec"].value("credentialSecretRef", json::object());
   const std::string ns = ref.value("namespace", ""), name = ref.value("name", "");
   const std::string what = "FederatedCluster " + member + ": credential Secret " + ns + "/" + name;
-  auto secret = host_->get(kube::ResourceRef{{"", "v1", "secrets"}, ns, name, ""});
-  if (!secret)
-    return fail(secret.error().code(), what + ": " + secret.error().to_error().message());
-  const std::string version = (*secret)["metadata"].value("resourceVersion", "");
+  auto secret = credential_secret(ns, name);
+  if (!secret) return fail(secret.error().code(), what + ": " + secret.error().message());
+  const json& object = **secret;
+  const std::string version = object["metadata"].value("resourceVersion", "");
   {
     std::lock_guard lock(mu_);
     auto it = entries_.find(member);
     if (it != entries_.end() && it->second.secret_version == version) return it->second.client;
   }
-  const json data = secret->value("data", json::object());
+  const json data = object.value("data", json::object());
   if (!data.contains("kubeconfig") || !data["kubeconfig"].is_string()) {
     return fail(ErrorCode::Invalid, what + " has no data.kubeconfig; join the member again");
   }
@@ -41,6 +41,17 @@ Result<std::shared_ptr<kube::DynamicClient>> MemberConnections::client_for(const
   std::lock_guard lock(mu_);
   entries_[member] = Entry{version, client};
   return client;
+}
+
+Result<kube::ObjectPtr> MemberConnections::credential_secret(const std::string& ns,
+                                                             const std::string& name) {
+  if (credentials_ != nullptr && credentials_->has_synced() &&
+      credentials_->collection().ns == ns) {
+    if (auto cached = credentials_->store().get(ns, name)) return cached;
+  }
+  auto secret = host_->get(kube::ResourceRef{{"", "v1", "secrets"}, ns, name, ""});
+  if (!secret) return secret.error().to_error();
+  return std::make_shared<const json>(std::move(*secret));
 }
 
 void MemberConnections::forget(const std::string& member) {

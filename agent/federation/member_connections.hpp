@@ -1,6 +1,8 @@
 #pragma once
 // Clients for member clusters, built from the credential Secrets `kubectl fed join` leaves on
-// the host (docs/JOIN.md), cached per member and rebuilt when the Secret changes.
+// the host (docs/JOIN.md), cached per member and rebuilt when the Secret changes. Every member
+// call of every controller asks for its client, so the Secret is read from an informer's cache
+// when there is one: a GET per call was most of the manager's requests to the host.
 
 #include <map>
 #include <memory>
@@ -10,13 +12,18 @@
 #include <nlohmann/json.hpp>
 
 #include "kube/dynamic_client.hpp"
+#include "kube/informer.hpp"
 #include "result/result.hpp"
 
 namespace fed::federation {
 
 class MemberConnections final {
  public:
-  explicit MemberConnections(std::shared_ptr<kube::DynamicClient> host) : host_(std::move(host)) {}
+  // `credentials`, when given, caches the Secrets of its namespace (kMemberCredentialLabel);
+  // one not in it yet (just created by join) is read from the API server.
+  explicit MemberConnections(std::shared_ptr<kube::DynamicClient> host,
+                             const kube::Informer* credentials = nullptr)
+      : host_(std::move(host)), credentials_(credentials) {}
 
   // The client for the FederatedCluster `fc` (its spec.credentialSecretRef). Invalid when the
   // Secret holds no usable kubeconfig, NotFound when it is missing.
@@ -28,10 +35,16 @@ class MemberConnections final {
     std::string secret_version;
     std::shared_ptr<kube::DynamicClient> client;
   };
+  Result<kube::ObjectPtr> credential_secret(const std::string& ns, const std::string& name);
+
   std::shared_ptr<kube::DynamicClient> host_;
+  const kube::Informer* credentials_;
   std::mutex mu_;
   std::map<std::string, Entry> entries_;
 };
+
+// The label join puts on a member's credential Secret (its value: the member's name).
+inline constexpr std::string_view kMemberCredentialLabel = "kubectl-fed.io/member";
 
 // A RestConfig from the kubeconfig text of a credential Secret (its current context).
 Result<kube::RestConfig> rest_config_from_kubeconfig_text(const std::string& text,

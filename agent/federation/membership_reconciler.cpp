@@ -46,8 +46,20 @@ Result<fedapi::TunnelBackend> tunnel_backend(const json& fc) {
 
 }  // namespace
 
-MembershipReconciler::MembershipReconciler(HostCluster host, kube::Informer& clusters)
-    : host_(std::move(host)), clusters_(clusters), connections_(host_.client) {}
+MembershipReconciler::MembershipReconciler(HostCluster host, kube::Informer& clusters,
+                                           const kube::Informer* credentials)
+    : host_(std::move(host)),
+      clusters_(clusters),
+      connections_(host_.client, credentials),
+      recheck_(30s, 30s, 60s) {}
+
+std::vector<kube::Request> MembershipReconciler::cluster_of_peering(const json& peering) const {
+  const std::string peer = peering["metadata"].value("name", "");
+  for (const auto& fc : clusters_.store().list()) {
+    if (cluster_id_of(*fc) == peer) return {{"", (*fc)["metadata"].value("name", "")}};
+  }
+  return {};
+}
 
 Result<kube::Requeue> MembershipReconciler::reconcile(const kube::Request& request) {
   auto object = clusters_.store().get("", request.name);
@@ -214,9 +226,9 @@ Result<kube::Requeue> MembershipReconciler::join(const json& fc) {
   FED_TRY(report(fc, connected ? "Peered" : "TunnelPending",
                  connected ? "networks exchanged and tunnel connected" : message, networks, tunnel,
                  true, connected));
-  // The gateways report the handshake in their Peerings, which this controller does not watch:
-  // look again soon while it is pending (join --wait is waiting for it), rarely after.
-  return kube::Requeue{connected ? 60s : 1s};
+  // The host gateway's handshake comes through the host Peering's informer; the member's side
+  // is looked at again (PendingRecheck).
+  return kube::Requeue{recheck_.next(id, connected ? "" : message + "|" + pair.message)};
 }
 
 Status MembershipReconciler::leave(const json& fc) {
@@ -239,6 +251,7 @@ Status MembershipReconciler::leave(const json& fc) {
   connections_.forget(id);
   std::lock_guard lock(mu_);
   members_.erase(id);
+  recheck_.forget(id);
   spdlog::info("member {} left the federation", id);
   return ok();
 }

@@ -9,6 +9,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -16,6 +17,7 @@
 #include "federation/cluster_ipam.hpp"
 #include "federation/member_connections.hpp"
 #include "federation/peering_writer.hpp"
+#include "federation/pending_recheck.hpp"
 #include "kube/informer.hpp"
 #include "kube/reconciler.hpp"
 
@@ -33,7 +35,13 @@ struct HostCluster {
 class MembershipReconciler final : public kube::Reconciler {
  public:
   // `clusters` is the FederatedCluster informer; the reconciler reads objects from its cache.
-  MembershipReconciler(HostCluster host, kube::Informer& clusters);
+  // `credentials` caches the members' credential Secrets (MemberConnections).
+  MembershipReconciler(HostCluster host, kube::Informer& clusters,
+                       const kube::Informer* credentials = nullptr);
+
+  // The FederatedCluster a host Peering belongs to (a Peering is named after its peer's
+  // cluster id): the gateway's agent reports the handshake there, and the status follows.
+  std::vector<kube::Request> cluster_of_peering(const nlohmann::json& peering) const;
 
   Result<kube::Requeue> reconcile(const kube::Request& request) override;
 
@@ -68,6 +76,7 @@ class MembershipReconciler final : public kube::Reconciler {
   MemberConnections connections_;
   std::mutex mu_;  // members_ (one worker today; cheap insurance for more)
   std::map<std::string, std::shared_ptr<Member>> members_;
+  PendingRecheck recheck_;
 };
 
 }  // namespace fed::federation
