@@ -51,6 +51,20 @@ Status patch_ready_status(kube::DynamicClient& client, const kube::ResourceRef& 
   return ok();
 }
 
+kube::ApiResult<json> replace_status(kube::DynamicClient& client, const kube::ResourceRef& ref,
+                                     const json& object, const json& status) {
+  json updated = object;
+  updated["status"] = status;
+  for (int attempt = 1;; ++attempt) {
+    auto r = client.update_status(ref, updated);
+    if (r || !r.error().is_conflict() || attempt == 3) return r;
+    auto latest = client.get(ref);
+    if (!latest) return latest;
+    updated = std::move(*latest);
+    updated["status"] = status;
+  }
+}
+
 Status remove_if_present(kube::DynamicClient& client, const kube::ResourceRef& ref) {
   auto r = client.remove(ref);
   if (r || r.error().is_not_found()) return ok();

@@ -26,6 +26,16 @@ Status patch_ready_status(kube::DynamicClient& client, const kube::ResourceRef& 
                           const nlohmann::json& object, nlohmann::json fields, bool ready,
                           const std::string& reason, const std::string& message);
 
+// Replaces the whole status of the object at `ref` with `status`, starting from `object` (the
+// caller's cached copy). A controller's cache is often one write behind — its own — so on a
+// Conflict the object is read again and the write repeated, up to three times, rather than
+// waiting for a requeue. For statuses with one writer only: a concurrent writer's changes are
+// overwritten. Returns the object as written; NotFound when it is gone.
+kube::ApiResult<nlohmann::json> replace_status(kube::DynamicClient& client,
+                                               const kube::ResourceRef& ref,
+                                               const nlohmann::json& object,
+                                               const nlohmann::json& status);
+
 // Deletes `ref`, treating "already gone" as done.
 Status remove_if_present(kube::DynamicClient& client, const kube::ResourceRef& ref);
 

@@ -6,6 +6,7 @@
 #include "fedapi/json_fields.hpp"
 #include "fedapi/namespace_map.hpp"
 #include "federation/cluster_info.hpp"
+#include "federation/object_edits.hpp"
 
 namespace fed::offload {
 namespace {
@@ -159,9 +160,9 @@ Result<kube::Requeue> NamespaceMapReconciler::reconcile(const kube::Request& req
     settling = true;
   }
   if (status != previous) {
-    json updated = nm;
-    updated["status"] = status;  // whole: entries that left must go
-    auto r = host_->update_status(fedapi::ref(fedapi::kNamespaceMap, id), updated);
+    // Whole: entries that left must go. The spec is the offloading controller's and often
+    // changes meanwhile; replace_status rereads the map then instead of waiting for a retry.
+    auto r = federation::replace_status(*host_, fedapi::ref(fedapi::kNamespaceMap, id), nm, status);
     if (!r) {
       return r.error().to_error().with_context("NamespaceMap " + id + " status");
     }
