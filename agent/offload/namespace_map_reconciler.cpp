@@ -97,12 +97,18 @@ Result<kube::Requeue> NamespaceMapReconciler::reconcile(const kube::Request& req
   // the same API calls whatever the number of replicas already there (the thesis' controller
   // re-checked each one and grew super-linear, E2). The RoleBindings, which cannot be listed
   // cluster-wide, are checked for new entries, and for all at most every kRecheck.
-  kube::ListOptions mine;
-  mine.label_selector = std::string(kOriginClusterLabel) + "=" + host_id_;
-  auto listed = member.list_all(kNamespaces, mine);
-  if (!listed) return listed.error().to_error().with_context("listing the replicas on " + id);
+  // A member that holds no replica yet (its first offloading) has nothing to list: its
+  // namespaces are created straight away, and one that exists already is read then. That is
+  // one round trip less per member when a namespace is offloaded to many (E1).
+  const bool first = previous.current_mapping.empty();
   std::map<std::string, json> replicas;
-  for (auto& item : (*listed)["items"]) replicas[item["metadata"].value("name", "")] = item;
+  if (!first) {
+    kube::ListOptions mine;
+    mine.label_selector = std::string(kOriginClusterLabel) + "=" + host_id_;
+    auto listed = member.list_all(kNamespaces, mine);
+    if (!listed) return listed.error().to_error().with_context("listing the replicas on " + id);
+    for (auto& item : (*listed)["items"]) replicas[item["metadata"].value("name", "")] = item;
+  }
   const bool full_check = full_check_due(id);
 
   fedapi::NamespaceMapStatus status;
@@ -114,20 +120,24 @@ Result<kube::Requeue> NamespaceMapReconciler::reconcile(const kube::Request& req
     const bool accepted = was != previous.current_mapping.end() &&
                           was->second.remote_namespace == remote &&
                           was->second.phase == MappingPhase::Accepted;
-    const auto existing = replicas.find(remote);
-    if (existing != replicas.end()) {
-      if (!ours(existing->second, host_id_, local)) {
-        entry.phase = MappingPhase::CreationLoopBackOff;
+    // The phase of a replica that exists on the member.
+    auto existing_phase = [&](const json& replica) {
+      if (!ours(replica, host_id_, local)) {
         spdlog::warn(
             "NamespaceMap {}: namespace {} on {} is the replica of another namespace; "
             "not adopted (choose another namespaceMappingStrategy)",
             id, remote, id);
-      } else if (existing->second["metadata"].contains("deletionTimestamp")) {
-        entry.phase = MappingPhase::Terminating;  // recreated once it is gone
-        settling = true;
-      } else {
-        entry.phase = accepted && !full_check ? MappingPhase::Accepted : accept(member, id, remote);
+        return MappingPhase::CreationLoopBackOff;
       }
+      if (replica["metadata"].contains("deletionTimestamp")) {
+        settling = true;
+        return MappingPhase::Terminating;  // recreated once it is gone
+      }
+      return accepted && !full_check ? MappingPhase::Accepted : accept(member, id, remote);
+    };
+    const auto existing = replicas.find(remote);
+    if (existing != replicas.end()) {
+      entry.phase = existing_phase(existing->second);
       continue;
     }
     json ns{{"apiVersion", "v1"},
@@ -137,12 +147,19 @@ Result<kube::Requeue> NamespaceMapReconciler::reconcile(const kube::Request& req
     if (created) {
       spdlog::info("NamespaceMap {}: created namespace {} on {} for {}", id, remote, id, local);
       entry.phase = accept(member, id, remote);
-    } else {
-      entry.phase = MappingPhase::CreationLoopBackOff;
-      // AlreadyExists: a namespace of that name that is not a replica of this host.
-      spdlog::warn("NamespaceMap {}: creating namespace {} on {} for {}: {}", id, remote, id, local,
-                   created.error().to_error().message());
+      continue;
     }
+    if (first && created.error().is_already_exists()) {  // not listed: read it
+      auto found = member.get(kNamespaces.named(remote));
+      if (found) {
+        entry.phase = existing_phase(*found);
+        continue;
+      }
+    }
+    entry.phase = MappingPhase::CreationLoopBackOff;
+    // AlreadyExists: a namespace of that name that is not a replica of this host.
+    spdlog::warn("NamespaceMap {}: creating namespace {} on {} for {}: {}", id, remote, id, local,
+                 created.error().to_error().message());
   }
   for (const auto& [local, was] : previous.current_mapping) {
     if (spec.desired_mapping.count(local) != 0) continue;
