@@ -6,7 +6,13 @@ build=${FED_BUILD_DIR:-$repo/build/release}
 tb="$repo/scripts/testbed"
 fed="$build/plugin/kubectl-fed"
 
-now_ms() { echo $(($(date +%s%N) / 1000000)); }
+now_ms() { local t=${EPOCHREALTIME/./}; echo "${t:0:-3}"; }
+# stamp: each line of stdin prefixed with the time it was read (ms). No process per line: on two
+# cores a `date` per watch event put the stamps of a burst of 50 events seconds late.
+stamp() {
+  local line t
+  while IFS= read -r line; do t=${EPOCHREALTIME/./}; printf '%s %s\n' "${t:0:-3}" "$line"; done
+}
 
 # bench_prepare NAME: root (the testbed), the plugin and the agent built, no testbed left over,
 # and the testbed taken down on exit.
@@ -76,7 +82,7 @@ watch_count() {
   # Its stdout is not the caller's: the caller reads the pid through $( ), which would wait
   # for the watcher to end.
   (kubectl get "${args[@]}" -w -o json 2>/dev/null | jq --unbuffered -r "$jqexpr" |
-    while IFS= read -r v; do printf '%s %s\n' "$(now_ms)" "$v"; done >"$file") >/dev/null 2>&1 &
+    stamp >"$file") >/dev/null 2>&1 &
   echo $!
 }
 
