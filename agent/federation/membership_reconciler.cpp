@@ -51,7 +51,7 @@ MembershipReconciler::MembershipReconciler(HostCluster host, kube::Informer& clu
     : host_(std::move(host)),
       clusters_(clusters),
       connections_(host_.client, credentials),
-      recheck_(30s, 30s, 60s) {}
+      recheck_(/*fast=*/30s, /*max=*/30s, /*connected=*/60s) {}
 
 std::vector<kube::Request> MembershipReconciler::cluster_of_peering(const json& peering) const {
   const std::string peer = peering["metadata"].value("name", "");
