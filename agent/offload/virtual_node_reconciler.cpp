@@ -1,5 +1,7 @@
 #include "offload/virtual_node_reconciler.hpp"
 
+#include <algorithm>
+
 #include <spdlog/spdlog.h>
 
 #include "fedapi/federated_cluster.hpp"
@@ -106,9 +108,9 @@ Result<kube::Requeue> VirtualNodeReconciler::reconcile(const kube::Request& requ
                                                   current ? *current : json(nullptr), now,
                                                   kubelet_ ? kubelet_() : std::nullopt));
   FED_ASSIGN_OR_RETURN(auto uid, ensure_node(desired, current ? &*current : nullptr));
-  FED_TRY(renew_lease(name, uid));
+  FED_ASSIGN_OR_RETURN(auto next_renewal, renew_lease_when_due(name, uid, !current));
   FED_TRY(ensure_namespace_map(id));
-  return kube::Requeue{std::chrono::duration_cast<std::chrono::milliseconds>(kRenewInterval)};
+  return kube::Requeue{next_renewal};
 }
 
 Result<std::string> VirtualNodeReconciler::ensure_node(const json& desired, const json* current) {
@@ -180,6 +182,37 @@ Status VirtualNodeReconciler::renew_lease(const std::string& node, const std::st
   return ok();
 }
 
+Result<std::chrono::milliseconds> VirtualNodeReconciler::renew_lease_when_due(
+    const std::string& node, const std::string& uid, bool now_due) {
+  using std::chrono::milliseconds;
+  const auto now = std::chrono::steady_clock::now();
+  bool first = true;
+  {
+    std::lock_guard lock(renewal_mu_);
+    // Within a second of due counts as due: the pass that a requeue brings comes a hair
+    // early at times, and a zero delay would mean no requeue at all.
+    auto due = next_renewal_.find(node);
+    if (due != next_renewal_.end()) {
+      first = false;
+      if (!now_due && now < due->second - std::chrono::seconds(1)) {
+        return std::chrono::ceil<milliseconds>(due->second - now);
+      }
+    }
+  }
+  FED_TRY(renew_lease(node, uid));
+  // This process's first renewal of a node is followed by one at a point of the interval
+  // picked by the node's name: the nodes' renewals spread over it instead of all falling in
+  // one burst every kRenewInterval after a restart.
+  milliseconds next = std::chrono::duration_cast<milliseconds>(kRenewInterval);
+  if (first) {
+    next = std::max(milliseconds(std::hash<std::string>{}(node) % next.count()),
+                    milliseconds(std::chrono::seconds(2)));
+  }
+  std::lock_guard lock(renewal_mu_);
+  next_renewal_[node] = now + next;
+  return next;
+}
+
 Status VirtualNodeReconciler::ensure_namespace_map(const std::string& cluster_id) {
   if (namespace_maps_.store().get("", cluster_id)) return ok();
   json map{{"apiVersion", std::string(fedapi::kApiVersion)},
@@ -199,6 +232,10 @@ Status VirtualNodeReconciler::ensure_namespace_map(const std::string& cluster_id
 
 Status VirtualNodeReconciler::remove(const std::string& cluster_id) {
   const std::string name = virtual_node_name(cluster_id);
+  {
+    std::lock_guard lock(renewal_mu_);
+    next_renewal_.erase(name);
+  }
   // The member's replicas go with unjoin (they carry the part-of label it removes).
   for (const auto& ref :
        {kNodes.named(name), kLeases.named(name), fedapi::ref(fedapi::kNamespaceMap, cluster_id)}) {

@@ -12,7 +12,9 @@
 
 #include <chrono>
 #include <functional>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -58,6 +60,9 @@ class VirtualNodeReconciler final : public kube::Reconciler {
   // Creates the Node or brings its labels, taint and status to `desired`; returns its uid.
   Result<std::string> ensure_node(const nlohmann::json& desired, const nlohmann::json* current);
   Status renew_lease(const std::string& node, const std::string& uid);
+  // Renews node's Lease when it is due (or `now_due`); returns how long until it is next due.
+  Result<std::chrono::milliseconds> renew_lease_when_due(const std::string& node,
+                                                         const std::string& uid, bool now_due);
   Status ensure_namespace_map(const std::string& cluster_id);
 
   std::shared_ptr<kube::DynamicClient> host_;
@@ -65,6 +70,11 @@ class VirtualNodeReconciler final : public kube::Reconciler {
   kube::Informer& nodes_;
   kube::Informer& namespace_maps_;
   KubeletEndpointSource kubelet_;
+  // When each node's Lease is next due, as this process renews it. Passes come on every
+  // NamespaceMap and Node event too (an offloading to 50 members brings a hundred), and a
+  // renewal per pass was a write to the host's etcd each time.
+  std::mutex renewal_mu_;
+  std::map<std::string, std::chrono::steady_clock::time_point> next_renewal_;
 };
 
 }  // namespace fed::offload
