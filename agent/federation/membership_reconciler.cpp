@@ -44,6 +44,14 @@ Result<fedapi::TunnelBackend> tunnel_backend(const json& fc) {
   return spec.tunnel_backend;
 }
 
+// How long ago FederatedCluster `fc` was made (zero when unknown): the member's age.
+PendingRecheck::Clock::duration age_of(const json& fc) {
+  auto created = util::parse_rfc3339(fc["metadata"].value("creationTimestamp", ""));
+  if (!created) return PendingRecheck::Clock::duration::zero();
+  return std::chrono::duration_cast<PendingRecheck::Clock::duration>(
+      std::chrono::system_clock::now() - *created);
+}
+
 }  // namespace
 
 MembershipReconciler::MembershipReconciler(HostCluster host, kube::Informer& clusters,
@@ -228,7 +236,8 @@ Result<kube::Requeue> MembershipReconciler::join(const json& fc) {
                  true, connected));
   // The host gateway's handshake comes through the host Peering's informer; the member's side
   // is looked at again (PendingRecheck).
-  return kube::Requeue{recheck_.next(id, connected ? "" : message + "|" + pair.message)};
+  return kube::Requeue{recheck_.next(id, connected ? "" : message + "|" + pair.message,
+                                     PendingRecheck::Clock::now(), age_of(fc))};
 }
 
 Status MembershipReconciler::leave(const json& fc) {

@@ -7,14 +7,19 @@ namespace fed::federation {
 using namespace std::chrono_literals;
 
 std::chrono::seconds PendingRecheck::next(const std::string& id, const std::string& state,
-                                          Clock::time_point now) {
+                                          Clock::time_point now, Clock::duration member_age) {
   std::lock_guard lock(mu_);
-  if (state.empty()) {
-    pending_.erase(id);
+  auto [it, first_pass] = pending_.try_emplace(id);
+  Pending& p = it->second;
+  if (state.empty()) {  // kept, so that a pending spell after it counts as a change
+    p = Pending{state, now, 0s};
     return connected_;
   }
-  Pending& p = pending_[id];
-  if (p.state != state) p = Pending{state, now, 1s};
+  if (first_pass) {
+    p = Pending{state, now - std::max(member_age, Clock::duration::zero()), 1s};
+  } else if (p.state != state) {
+    p = Pending{state, now, 1s};
+  }
   if (now - p.since >= fast_) p.delay = std::min(std::max(p.delay * 2, 2s), max_);
   return p.delay;
 }

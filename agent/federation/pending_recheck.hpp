@@ -22,9 +22,14 @@ class PendingRecheck final {
       : fast_(fast), max_(max), connected_(connected) {}
 
   // The delay after a pass that left member `id` in `state` (empty: connected, which is
-  // rechecked every `connected` and starts the next pending spell afresh).
+  // rechecked every `connected` and starts the next pending spell afresh). `member_age`: how
+  // long the member has been joined. It matters on this process's first pass over the member
+  // only: after a restart, a state cannot be older than the member, and a member joined long
+  // ago gets no fast spell (50 pending members rechecked each second for 30 s after every
+  // manager restart kept the host's API server busy).
   std::chrono::seconds next(const std::string& id, const std::string& state,
-                            Clock::time_point now = Clock::now());
+                            Clock::time_point now = Clock::now(),
+                            Clock::duration member_age = Clock::duration::zero());
   void forget(const std::string& id);
 
  private:

@@ -41,5 +41,19 @@ TEST_CASE("a connected member is rechecked rarely and a later pending spell star
   CHECK(recheck.next("c2", "no handshake yet", t0 + 241s) == 1s);
 }
 
+TEST_CASE("after a restart, a member joined long ago is not rechecked every second") {
+  PendingRecheck recheck(30s, 30s, 60s);
+  const Clock::time_point t0{};
+  // Joined an hour ago: this process's first pass starts at the backoff.
+  CHECK(recheck.next("c2", "no handshake yet", t0, 1h) == 2s);
+  CHECK(recheck.next("c2", "no handshake yet", t0 + 2s, 1h) == 4s);
+  // Its age plays no part in later passes: a new state is watched closely.
+  CHECK(recheck.next("c2", "waiting for c2's key", t0 + 6s, 1h) == 1s);
+  // Joined 10 s ago (a restart during a join): the rest of the fast spell.
+  CHECK(recheck.next("c3", "no handshake yet", t0, 10s) == 1s);
+  CHECK(recheck.next("c3", "no handshake yet", t0 + 19s, 10s) == 1s);
+  CHECK(recheck.next("c3", "no handshake yet", t0 + 20s, 10s) == 2s);
+}
+
 }  // namespace
 }  // namespace fed::federation
