@@ -7,7 +7,8 @@
 # (join waits for one) and namespace deletion. A static Node "node1" with a PodCIDR stands for
 # the member's nodes: no kubelet, and no node-lifecycle controller to mark it NotReady. Pods
 # never run there (no scheduler), so members are joined with --namespace-quota 0 (the tenancy
-# webhook could not answer).
+# webhook could not answer). API servers without watch cache and daemons on one Go thread each:
+# 50 idle members cost 8 CPU-s per 30 s instead of 13 (docs/TESTBED.md).
 #   member j: API https://172.31.0.99:(7000+j) (host: https://127.0.0.1:(17000+j)),
 #             PodCIDR 10.(110+j).0.0/16, ServiceCIDR 10.j.0.0/16
 
@@ -55,7 +56,7 @@ start_light_member() {
   local j=$1 d p ns md port
   d=$(light_dir); p="$d/pki"; ns=$(light_ns); md="$d/l$j"; port=$(light_api_port "$j")
   mkdir -p "$md"
-  start_daemon "l$j-apiserver" "$ns" "$md/kube-apiserver.log" "$TB_BIN/kube-apiserver" \
+  start_daemon "l$j-apiserver" "$ns" "$md/kube-apiserver.log" env GOMAXPROCS=1 "$TB_BIN/kube-apiserver" \
     --advertise-address "$LIGHT_WAN_IP" --bind-address 0.0.0.0 --secure-port "$port" \
     --etcd-servers https://127.0.0.1:2379 --etcd-prefix "/l$j" --etcd-cafile "$p/etcd-ca.crt" \
     --etcd-certfile "$p/apiserver-etcd-client.crt" --etcd-keyfile "$p/apiserver-etcd-client.key" \
@@ -64,13 +65,14 @@ start_light_member() {
     --service-account-issuer https://kubernetes.default.svc \
     --service-account-key-file "$p/sa.pub" --service-account-signing-key-file "$p/sa.key" \
     --authorization-mode RBAC --endpoint-reconciler-type none \
-    --allow-privileged=true --enable-priority-and-fairness=false --profiling=false --event-ttl 1h --v 0
+    --allow-privileged=true --enable-priority-and-fairness=false --profiling=false --event-ttl 1h \
+    --watch-cache=false --v 0
   wait_for "l$j kube-apiserver /readyz" 180 in_ns "$ns" curl -sfk --max-time 2 "https://127.0.0.1:$port/readyz" ||
     { tail -20 "$md/kube-apiserver.log" >&2; die "l$j: kube-apiserver did not become ready (log: $md/kube-apiserver.log)"; }
   write_kubeconfig "$md/controller-manager.kubeconfig" "l$j" "https://127.0.0.1:$port" "$p/ca.crt" "$p/controller-manager.crt" "$p/controller-manager.key"
   write_kubeconfig "$md/admin.kubeconfig" "l$j" "https://127.0.0.1:$(light_host_port "$j")" "$p/ca.crt" "$p/admin.crt" "$p/admin.key"
   write_kubeconfig "$md/admin-internal.kubeconfig" "l$j" "https://$LIGHT_WAN_IP:$port" "$p/ca.crt" "$p/admin.crt" "$p/admin.key"
-  start_daemon "l$j-controller-manager" "$ns" "$md/kube-controller-manager.log" "$TB_BIN/kube-controller-manager" \
+  start_daemon "l$j-controller-manager" "$ns" "$md/kube-controller-manager.log" env GOMAXPROCS=1 "$TB_BIN/kube-controller-manager" \
     --kubeconfig "$md/controller-manager.kubeconfig" --secure-port 0 --leader-elect=false \
     --use-service-account-credentials=true \
     --service-account-private-key-file "$p/sa.key" --root-ca-file "$p/ca.crt" \
