@@ -52,7 +52,8 @@ light_federation_up() {
   echo "virtual nodes: $max registered $(($(now_ms) - t0)) ms after the first join"
 }
 
-# set_manager_workers W: the manager's args as installed plus --offload-workers=W, rolled out.
+# set_manager_workers W: the manager's args as installed plus --offload-workers=W, rolled out
+# and settled.
 set_manager_workers() {
   [ -n "${manager_args:-}" ] || manager_args=$(kubectl --context c1 -n kubectl-fed-system get deployment fed-manager \
     -o jsonpath='{.spec.template.spec.containers[0].args}')
@@ -61,6 +62,10 @@ set_manager_workers() {
     '[{op: "replace", path: "/spec/template/spec/containers/0/args", value: ($a + [$w])}]')
   kubectl --context c1 -n kubectl-fed-system patch deployment fed-manager --type json -p "$patch" >/dev/null
   kubectl --context c1 -n kubectl-fed-system rollout status deployment fed-manager --timeout 120s >/dev/null
+  # A new manager's first passes visit every member (Peerings, NamespaceMaps, Leases, the
+  # virtual nodes' pod watches): with 50 members they keep the two cores busy for some
+  # seconds, and the first offloading measured in them took twice as long. Measure after.
+  sleep "${FED_BENCH_SETTLE:-30}"
 }
 
 # light_member_terms N: NodeSelectorTerms (flow YAML) selecting light members l1..lN by cluster
