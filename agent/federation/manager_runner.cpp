@@ -120,7 +120,7 @@ Status ManagerRunner::start(const agent::RoleContext& ctx) {
   });
 
   namespace_map_reconciler_ = std::make_unique<offload::NamespaceMapReconciler>(
-      host_, info.cluster_id, *namespace_maps_, member_client);
+      host_, info.cluster_id, *namespace_maps_, member_client, fresh_replicas_);
   namespace_map_controller_ =
       make_controller(*namespace_map_reconciler_, "namespace-map", options_.offload_workers);
   namespace_map_controller_->watch(*namespace_maps_);
@@ -129,7 +129,8 @@ Status ManagerRunner::start(const agent::RoleContext& ctx) {
       host_, info.cluster_id, *namespace_maps_, member_client,
       [this](const std::string& id, std::string_view ip) {
         return host_ipam_->peer_pod_ip(id, ip);
-      });
+      },
+      fresh_replicas_);
   pod_reflection_controller_ = kube::make_controller(*pod_reflector_, "pod-reflection", 4);
   pod_reflector_->attach(*pod_reflection_controller_);
 

@@ -97,6 +97,7 @@ class ManagerRunner final : public agent::RoleRunner {
   std::unique_ptr<kube::Informer> enabled_namespaces_;  // labelled kubectl-fed.io/enabled=true
   std::unique_ptr<offload::OffloadingReconciler> offloading_reconciler_;
   std::unique_ptr<kube::Controller> offloading_controller_;
+  offload::FreshReplicas fresh_replicas_;  // shared by the NamespaceMap and pod reflectors
   std::unique_ptr<offload::NamespaceMapReconciler> namespace_map_reconciler_;
   std::unique_ptr<kube::Controller> namespace_map_controller_;
   std::unique_ptr<offload::PodReflector> pod_reflector_;

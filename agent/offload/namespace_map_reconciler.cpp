@@ -68,11 +68,12 @@ json origin_labels(std::string_view host_cluster_id, std::string_view host_names
 NamespaceMapReconciler::NamespaceMapReconciler(std::shared_ptr<kube::DynamicClient> host,
                                                std::string host_cluster_id,
                                                kube::Informer& namespace_maps,
-                                               MemberClient member_client)
+                                               MemberClient member_client, FreshReplicas& fresh)
     : host_(std::move(host)),
       host_id_(std::move(host_cluster_id)),
       maps_(namespace_maps),
-      member_client_(std::move(member_client)) {}
+      member_client_(std::move(member_client)),
+      fresh_(fresh) {}
 
 Result<kube::Requeue> NamespaceMapReconciler::reconcile(const kube::Request& request) {
   const std::string& id = request.name;
@@ -146,6 +147,7 @@ Result<kube::Requeue> NamespaceMapReconciler::reconcile(const kube::Request& req
     auto created = member.create(kNamespaces, ns);
     if (created) {
       spdlog::info("NamespaceMap {}: created namespace {} on {} for {}", id, remote, id, local);
+      fresh_.created(id, remote);
       entry.phase = accept(member, id, remote);
       continue;
     }
@@ -170,6 +172,7 @@ Result<kube::Requeue> NamespaceMapReconciler::reconcile(const kube::Request& req
     }
     if (!ours(existing->second, host_id_, local)) continue;  // never delete what is not ours
     if (!existing->second["metadata"].contains("deletionTimestamp")) {
+      fresh_.forget(id, was.remote_namespace);
       auto removed = member.remove(kNamespaces.named(was.remote_namespace));
       if (!removed && !removed.error().is_not_found()) return removed.error().to_error();
     }

@@ -21,6 +21,7 @@
 #include "kube/dynamic_client.hpp"
 #include "kube/informer.hpp"
 #include "kube/reconciler.hpp"
+#include "offload/fresh_replicas.hpp"
 
 namespace fed::offload {
 
@@ -46,7 +47,8 @@ using MemberClient =
 class NamespaceMapReconciler final : public kube::Reconciler {
  public:
   NamespaceMapReconciler(std::shared_ptr<kube::DynamicClient> host, std::string host_cluster_id,
-                         kube::Informer& namespace_maps, MemberClient member_client);
+                         kube::Informer& namespace_maps, MemberClient member_client,
+                         FreshReplicas& fresh);
 
   // Requests are NamespaceMap names (= member cluster ids).
   Result<kube::Requeue> reconcile(const kube::Request& request) override;
@@ -60,6 +62,7 @@ class NamespaceMapReconciler final : public kube::Reconciler {
   std::string host_id_;
   kube::Informer& maps_;
   MemberClient member_client_;
+  FreshReplicas& fresh_;  // the replicas it creates are marked there
   std::mutex mu_;
   std::map<std::string, std::chrono::steady_clock::time_point> last_full_check_;
 };

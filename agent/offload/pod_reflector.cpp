@@ -25,19 +25,20 @@ std::string uid_of(const json& object) {
 
 PodReflector::PodReflector(std::shared_ptr<kube::DynamicClient> host, std::string host_cluster_id,
                            kube::Informer& namespace_maps, MemberClient member_client,
-                           MemberPodIpTranslator translate)
+                           MemberPodIpTranslator translate, FreshReplicas& fresh)
     : host_(std::move(host)),
       host_id_(std::move(host_cluster_id)),
       maps_(namespace_maps),
       member_client_(std::move(member_client)),
-      translate_(std::move(translate)) {}
+      translate_(std::move(translate)),
+      fresh_(fresh) {}
 
 PodReflector::~PodReflector() {
   stop();
 }
 
 void PodReflector::attach(kube::Controller& controller) {
-  watches_ = std::make_unique<ReflectionWatches>(host_, host_id_, controller);
+  watches_ = std::make_unique<ReflectionWatches>(host_, host_id_, controller, fresh_);
   controller.watch(maps_, [](const json& nm) {
     return std::vector<kube::Request>{{"", nm["metadata"].value("name", "")}};
   });
@@ -96,6 +97,7 @@ Result<kube::Requeue> PodReflector::reflect(const std::string& ns, const std::st
     spdlog::info("pod reflection: {}/{} deleted on {} and here", ns, name, host->member);
     return kube::Requeue{};
   }
+  watches_->watch_twins(host->member, ns);
   auto twin = watches_->twin(host->member, ns, name);
   if (!twin) {  // not (yet) replicated there: stays Pending, and says why
     FED_TRY(write_unplaced(pod, "namespace " + ns + " has no replica on " + host->member +

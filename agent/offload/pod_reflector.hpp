@@ -36,7 +36,7 @@ class PodReflector final : public kube::Reconciler {
  public:
   PodReflector(std::shared_ptr<kube::DynamicClient> host, std::string host_cluster_id,
                kube::Informer& namespace_maps, MemberClient member_client,
-               MemberPodIpTranslator translate);
+               MemberPodIpTranslator translate, FreshReplicas& fresh);
   ~PodReflector() override;
 
   // The controller that runs this reconciler; its queue receives the watches' events. Call
@@ -64,6 +64,7 @@ class PodReflector final : public kube::Reconciler {
   kube::Informer& maps_;
   MemberClient member_client_;
   MemberPodIpTranslator translate_;
+  FreshReplicas& fresh_;
   std::unique_ptr<ReflectionWatches> watches_;
 };
 

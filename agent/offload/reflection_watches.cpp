@@ -25,8 +25,12 @@ std::vector<kube::Request> host_request(const nlohmann::json& pod) {
 }  // namespace
 
 ReflectionWatches::ReflectionWatches(std::shared_ptr<kube::DynamicClient> host,
-                                     std::string host_cluster_id, kube::Controller& controller)
-    : host_(std::move(host)), host_id_(std::move(host_cluster_id)), controller_(controller) {}
+                                     std::string host_cluster_id, kube::Controller& controller,
+                                     FreshReplicas& fresh)
+    : host_(std::move(host)),
+      host_id_(std::move(host_cluster_id)),
+      controller_(controller),
+      fresh_(fresh) {}
 
 ReflectionWatches::~ReflectionWatches() {
   stop();
@@ -54,7 +58,7 @@ void ReflectionWatches::sync(const std::string& id,
     if (m.client != client) {  // a new connection (rejoined): every watch starts over
       if (m.host_pods) stopped.push_back(std::move(m.host_pods));
       for (auto& [_, informer] : m.twins) stopped.push_back(std::move(informer));
-      m = Member{client, nullptr, {}, {}};
+      m = Member{client, nullptr, {}, {}, {}};
     }
     if (!m.host_pods) {
       kube::InformerOptions options;
@@ -71,16 +75,39 @@ void ReflectionWatches::sync(const std::string& id,
       stopped.push_back(std::move(it->second));
       it = m.twins.erase(it);
     }
+    std::erase_if(m.unwatched, [&](const std::string& r) { return wanted.count(r) == 0; });
     for (const auto& replica : wanted) {
       if (m.twins.count(replica) != 0) continue;
-      kube::InformerOptions options;
-      options.label_selector = std::string(kOriginClusterLabel) + "=" + host_id_;
-      m.twins[replica] = start_informer(client, kPods.in_namespace(replica), std::move(options));
-      spdlog::info("pod reflection: watching twins in {} on {}", replica, id);
+      if (fresh_.contains(id, replica)) {
+        m.unwatched.insert(replica);
+        continue;
+      }
+      m.unwatched.erase(replica);
+      start_twins(id, m, replica);
     }
     m.replicas = replicas;
   }
   for (auto& informer : stopped) informer->stop();
+}
+
+void ReflectionWatches::start_twins(const std::string& id, Member& m, const std::string& replica) {
+  kube::InformerOptions options;
+  options.label_selector = std::string(kOriginClusterLabel) + "=" + host_id_;
+  m.twins[replica] = start_informer(m.client, kPods.in_namespace(replica), std::move(options));
+  spdlog::info("pod reflection: watching twins in {} on {}", replica, id);
+}
+
+void ReflectionWatches::watch_twins(const std::string& id, const std::string& ns) {
+  std::lock_guard lock(mu_);
+  auto m = members_.find(id);
+  if (m == members_.end()) return;
+  auto replica = m->second.replicas.find(ns);
+  if (replica == m->second.replicas.end()) return;
+  // From here on a twin may be made there: the replica is no longer fresh (even one watched
+  // already, which the NamespaceMap controller may have made again after a deletion).
+  fresh_.forget(id, replica->second);
+  if (m->second.unwatched.erase(replica->second) == 0) return;
+  start_twins(id, m->second, replica->second);
 }
 
 void ReflectionWatches::forget(const std::string& id) {
@@ -123,6 +150,9 @@ std::optional<ReflectionWatches::Twin> ReflectionWatches::twin(const std::string
   if (m == members_.end()) return std::nullopt;
   auto replica = m->second.replicas.find(ns);
   if (replica == m->second.replicas.end()) return std::nullopt;
+  if (m->second.unwatched.count(replica->second) != 0) {
+    return Twin{id, replica->second, nullptr, m->second.client};  // fresh: none there
+  }
   auto informer = m->second.twins.find(replica->second);
   if (informer == m->second.twins.end()) return std::nullopt;
   return Twin{id, replica->second, informer->second->store().get(replica->second, name),

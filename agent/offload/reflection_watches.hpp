@@ -4,7 +4,9 @@
 // replica namespace (label selector origin-cluster = the host). The member's are per namespace
 // because the federation's identity may list pods only inside the replicas (a RoleBinding
 // there, docs/OFFLOAD.md), never cluster-wide. They follow the member's NamespaceMap: started
-// for Accepted replicas, stopped for the others and when the member leaves.
+// for Accepted replicas, stopped for the others and when the member leaves. A replica this
+// process just created (FreshReplicas) holds no twin: its watch starts with the first pod
+// bound for it (watch_twins).
 
 #include <map>
 #include <memory>
@@ -17,6 +19,7 @@
 #include "kube/controller.hpp"
 #include "kube/dynamic_client.hpp"
 #include "kube/informer.hpp"
+#include "offload/fresh_replicas.hpp"
 
 namespace fed::offload {
 
@@ -24,7 +27,7 @@ class ReflectionWatches final {
  public:
   // Events of every watch are mapped to host pod requests (namespace, name) on `controller`.
   ReflectionWatches(std::shared_ptr<kube::DynamicClient> host, std::string host_cluster_id,
-                    kube::Controller& controller);
+                    kube::Controller& controller, FreshReplicas& fresh);
   ~ReflectionWatches();
   ReflectionWatches(const ReflectionWatches&) = delete;
   ReflectionWatches& operator=(const ReflectionWatches&) = delete;
@@ -33,6 +36,9 @@ class ReflectionWatches final {
   // `client`: starts what is missing, stops what is no longer wanted.
   void sync(const std::string& id, const std::shared_ptr<kube::DynamicClient>& client,
             const std::map<std::string, std::string>& replicas);
+  // Starts watching the twins of host namespace `ns` on member `id` if it is a fresh replica
+  // not watched yet; to be called before a twin is made there.
+  void watch_twins(const std::string& id, const std::string& ns);
   // Stops every watch of member `id`.
   void forget(const std::string& id);
   void stop();
@@ -61,7 +67,9 @@ class ReflectionWatches final {
     std::shared_ptr<kube::Informer> host_pods;
     std::map<std::string, std::string> replicas;                   // host ns -> member ns
     std::map<std::string, std::shared_ptr<kube::Informer>> twins;  // by member ns
+    std::set<std::string> unwatched;  // fresh replicas: no twin there, no watch yet
   };
+  void start_twins(const std::string& id, Member& m, const std::string& replica);
   std::shared_ptr<kube::Informer> start_informer(std::shared_ptr<kube::DynamicClient> client,
                                                  kube::ResourceRef collection,
                                                  kube::InformerOptions options);
@@ -69,6 +77,7 @@ class ReflectionWatches final {
   std::shared_ptr<kube::DynamicClient> host_;
   std::string host_id_;
   kube::Controller& controller_;
+  FreshReplicas& fresh_;
   mutable std::mutex mu_;
   std::map<std::string, Member> members_;
 };
