@@ -12,23 +12,54 @@
 #include <string>
 #include <vector>
 
-#include "etcdproxy/cli/etcd_proxy_flags.hpp"
-#include "etcdproxy/etcd_proxy_runner.hpp"
-#include "federation/cli/node_command.hpp"
-#include "federation/manager_runner.hpp"
-#include "podpreset/cli/pod_preset_command.hpp"
-#include "probe/cli/probe_command.hpp"
-#include "reconfig/cli/cni_switch_command.hpp"
-#include "reconfig/cli/reconfigure_node_command.hpp"
-#include "roles/options.hpp"
-#include "roles/run.hpp"
-#include "tenancy/cli/tenancy_command.hpp"
-#include "util/build_info.hpp"
-#include "util/edit_distance.hpp"
+#include "agent/etcdproxy/cli/etcd_proxy_command.hpp"
+#include "agent/manager/cli/manager_command.hpp"
+#include "agent/node/cli/node_command.hpp"
+#include "agent/node/reconfig/cli/cni_switch_command.hpp"
+#include "agent/node/reconfig/cli/reconfigure_node_command.hpp"
+#include "agent/path_probe/cli/path_probe_command.hpp"
+#include "agent/podpreset/cli/pod_preset_command.hpp"
+#include "agent/roles/options.hpp"
+#include "agent/roles/role_command.hpp"
+#include "agent/roles/run.hpp"
+#include "agent/tenancy/cli/tenancy_command.hpp"
+#include "shared/util/build_info.hpp"
+#include "shared/util/edit_distance.hpp"
 
 namespace {
 
-constexpr int kExitUsage = 2;
+using fed::agent::kExitUsage;
+
+template <typename Command>
+std::unique_ptr<fed::agent::RoleCommand> make(CLI::App& subcommand) {
+  return std::make_unique<Command>(subcommand);
+}
+
+// Every subcommand of fed-agent but `version`, in the order --help lists them.
+struct RoleEntry {
+  const char* name;
+  const char* help;
+  fed::agent::RoleCommandFactory make;
+};
+constexpr RoleEntry kRoles[] = {
+    {"node", "Run the per-node agent (DaemonSet)", make<fed::federation::NodeCommand>},
+    {"manager", "Run the federation controllers (Deployment)",
+     make<fed::federation::ManagerCommand>},
+    {"etcd-proxy", "Run the leader-aware etcd proxy beside kube-apiserver (--members required)",
+     make<fed::etcdproxy::EtcdProxyCommand>},
+    {"tenancy", "Run a provider's tenancy enforcement on a member (Deployment)",
+     make<fed::tenancy::TenancyCommand>},
+    {"podpreset", "Serve the PodPreset webhook on a cluster (Deployment; seed 003 T1)",
+     make<fed::podpreset::PodPresetCommand>},
+    {"reconfigure-node",
+     "Change allow-listed KubeletConfiguration fields of this node: backup, atomic rewrite, "
+     "kubelet restart, health gate, rollback on failure (docs/RECONFIGURE.md)",
+     make<fed::reconfig::ReconfigureNodeCommand>},
+    {"cni-switch", "Install (or remove) the network configuration list new pods use",
+     make<fed::reconfig::CniSwitchCommand>},
+    {"probe", "One end of kubectl fed join --wait's data-path proof (--listen or --dial)",
+     make<fed::probe::ProbeCommand>},
+};
 
 // klog writes "-v=4"; CLI11 reads a short option's value only as "-v4" or "-v 4".
 std::vector<std::string> normalize_args(int argc, char** argv) {
@@ -48,9 +79,8 @@ std::vector<std::string> normalize_args(int argc, char** argv) {
 // For a parse failure caused by a mistyped subcommand: "unknown command "nod"; did you mean
 // "node"?". Empty when the first word is a known subcommand or there is none.
 std::string unknown_command_message(const std::vector<std::string>& args) {
-  const std::vector<std::string> commands = {"node",       "manager",          "etcd-proxy",
-                                             "tenancy",    "podpreset",        "version",
-                                             "cni-switch", "reconfigure-node", "probe"};
+  std::vector<std::string> commands = {"version"};
+  for (const auto& role : kRoles) commands.emplace_back(role.name);
   const std::vector<std::string> value_flags = {"--bind-address", "--log-format", "-v", "--v",
                                                 "--kubeconfig",   "--context"};
   for (std::size_t i = 0; i < args.size(); ++i) {
@@ -97,56 +127,12 @@ int run(int argc, char** argv) {
                  "Path to a kubeconfig; empty means the in-cluster service account");
   app.add_option("--context", options.context, "kubeconfig context to use");
 
-  auto* node = app.add_subcommand("node", "Run the per-node agent (DaemonSet)");
-  const fed::federation::NodeCommand node_command(*node);
-  auto* manager = app.add_subcommand("manager", "Run the federation controllers (Deployment)");
-  fed::federation::ManagerOptions manager_options;
-  manager
-      ->add_option("--webhook-bind-address", manager_options.webhook_bind_address,
-                   "host:port of the pod webhook (HTTPS); empty: no webhook")
-      ->capture_default_str();
-  manager->add_option("--webhook-cert-dir", manager_options.webhook_cert_dir,
-                      "Where the webhook's serving certificate is written (default: a directory "
-                      "under the temporary directory)");
-  if (const char* pod_ip = std::getenv("POD_IP")) {
-    manager_options.kubelet_advertise_address = pod_ip;
+  std::vector<std::pair<CLI::App*, std::unique_ptr<fed::agent::RoleCommand>>> roles;
+  for (const auto& role : kRoles) {
+    CLI::App* subcommand = app.add_subcommand(role.name, role.help);
+    roles.emplace_back(subcommand, role.make(*subcommand));
   }
-  manager
-      ->add_option("--kubelet-bind-address", manager_options.kubelet_bind_address,
-                   "host:port of the virtual nodes' kubelet API (HTTPS: kubectl logs); empty: "
-                   "none")
-      ->capture_default_str();
-  manager->add_option("--kubelet-advertise-address", manager_options.kubelet_advertise_address,
-                      "The IP the virtual nodes publish for it (default: $POD_IP; none: the "
-                      "kubelet API is not served)");
-  manager->add_option("--kubelet-cert-dir", manager_options.kubelet_cert_dir,
-                      "Where its certificates are written (default: a directory under the "
-                      "temporary directory)");
-  manager
-      ->add_option("--offload-workers", manager_options.offload_workers,
-                   "Workers of the namespace-offloading and namespace-map controllers")
-      ->check(CLI::Range(1, 64))
-      ->capture_default_str();
-  manager
-      ->add_option("--kube-api-qps", manager_options.api_qps,
-                   "Requests per second to the host API server, all controllers together")
-      ->check(CLI::Range(1.0, 10000.0))
-      ->capture_default_str();
-  manager
-      ->add_option("--kube-api-burst", manager_options.api_burst,
-                   "Requests the manager may send at once above --kube-api-qps")
-      ->check(CLI::Range(1, 20000))
-      ->capture_default_str();
-  auto* etcd_proxy = app.add_subcommand(
-      "etcd-proxy", "Run the leader-aware etcd proxy beside kube-apiserver (--members required)");
-  fed::etcdproxy::EtcdProxyFlags etcd_proxy_flags;
-  fed::etcdproxy::add_etcd_proxy_flags(*etcd_proxy, etcd_proxy_flags);
-  const fed::tenancy::TenancyCommand tenancy(app);
-  const fed::podpreset::PodPresetCommand podpreset(app);
   auto* version = app.add_subcommand("version", "Print the version and git commit");
-  const fed::reconfig::ReconfigureNodeCommand reconfigure_node(app);
-  const fed::reconfig::CniSwitchCommand cni_switch(app);
-  const fed::probe::ProbeCommand probe(app);
 
   const std::vector<std::string> args = normalize_args(argc, argv);
   try {
@@ -176,42 +162,10 @@ int run(int argc, char** argv) {
     std::cerr << "fed-agent: " << valid.error().message() << "\n";
     return kExitUsage;
   }
-  if (reconfigure_node.parsed()) return reconfigure_node.run(options);
-  if (cni_switch.parsed()) return cni_switch.run();
-  if (probe.parsed()) return probe.run();
-
-  // Explicit wiring: each role's runner. A role gets its own runner when its controllers land.
-  std::unique_ptr<fed::agent::RoleRunner> runner;
-  if (node->parsed()) {
-    if (node_command.uninstall()) return node_command.run_uninstall(options);
-    auto made = node_command.runner();
-    if (!made) {
-      std::cerr << "fed-agent: " << made.error().message() << "\n";
-      return kExitUsage;
-    }
-    runner = std::move(*made);
+  for (auto& [subcommand, command] : roles) {
+    if (subcommand->parsed()) return command->run(options);
   }
-  if (manager->parsed()) {
-    runner = std::make_unique<fed::federation::ManagerRunner>(std::move(manager_options));
-  }
-  if (tenancy.parsed()) {
-    auto made = tenancy.runner();
-    if (!made) {
-      std::cerr << "fed-agent: " << made.error().message() << "\n";
-      return kExitUsage;
-    }
-    runner = std::move(*made);
-  }
-  if (podpreset.parsed()) runner = podpreset.runner();
-  if (etcd_proxy->parsed()) {
-    auto proxy_options = fed::etcdproxy::to_options(etcd_proxy_flags);
-    if (!proxy_options) {
-      std::cerr << "fed-agent: " << proxy_options.error().message() << "\n";
-      return kExitUsage;
-    }
-    runner = std::make_unique<fed::etcdproxy::EtcdProxyRunner>(std::move(*proxy_options));
-  }
-  return fed::agent::run_role(*runner, options);
+  return kExitUsage;  // require_subcommand(1) makes this unreachable
 }
 
 }  // namespace

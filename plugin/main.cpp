@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "cmd/cli.hpp"
-#include "cmd/exit_codes.hpp"
-#include "cmd/output.hpp"
+#include "plugin/cli/cli.hpp"
+#include "plugin/cli/exit_codes.hpp"
+#include "plugin/cli/output.hpp"
 
 int main(int argc, char** argv) {
   try {

@@ -1,7 +1,7 @@
 #define DOCTEST_CONFIG_IMPLEMENT
 #include <doctest/doctest.h>
 
-#include "log/log.hpp"
+#include "shared/log/log.hpp"
 
 int main(int argc, char** argv) {
   fed::log::init({.format = fed::log::Format::Text, .verbosity = -1});

@@ -1,4 +1,4 @@
-#include "etcdproxy/etcd_proxy.hpp"
+#include "agent/etcdproxy/etcd_proxy.hpp"
 
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -11,10 +11,10 @@
 #include <condition_variable>
 #include <cstring>
 
-#include "etcdproxy/forwarded_connection.hpp"
-#include "etcdproxy/leader_health_monitor.hpp"
-#include "etcdproxy/status_socket.hpp"
-#include "etcdproxy/terminated_connection.hpp"
+#include "agent/etcdproxy/forwarded_connection.hpp"
+#include "agent/etcdproxy/leader_health_monitor.hpp"
+#include "agent/etcdproxy/status_socket.hpp"
+#include "agent/etcdproxy/terminated_connection.hpp"
 
 namespace fed::etcdproxy {
 

@@ -27,15 +27,15 @@
 #include <stop_token>
 #include <thread>
 
-#include "etcd/client.hpp"
-#include "etcd/proxy_status.hpp"
-#include "etcdproxy/options.hpp"
-#include "etcdproxy/proxied_connection.hpp"
-#include "etcdproxy/proxy_metrics.hpp"
-#include "etcdproxy/socket_util.hpp"
-#include "etcdproxy/tls_termination.hpp"
-#include "metrics/registry.hpp"
-#include "result/result.hpp"
+#include "agent/etcdproxy/options.hpp"
+#include "agent/etcdproxy/proxied_connection.hpp"
+#include "agent/etcdproxy/proxy_metrics.hpp"
+#include "agent/etcdproxy/socket_util.hpp"
+#include "agent/etcdproxy/tls_termination.hpp"
+#include "shared/etcd/client.hpp"
+#include "shared/etcd/proxy_status.hpp"
+#include "shared/metrics/registry.hpp"
+#include "shared/result/result.hpp"
 
 namespace fed::etcdproxy {
 

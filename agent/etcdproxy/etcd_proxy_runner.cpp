@@ -1,4 +1,4 @@
-#include "etcdproxy/etcd_proxy_runner.hpp"
+#include "agent/etcdproxy/etcd_proxy_runner.hpp"
 
 #include <spdlog/spdlog.h>
 

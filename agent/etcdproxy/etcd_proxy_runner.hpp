@@ -5,8 +5,8 @@
 #include <atomic>
 #include <memory>
 
-#include "etcdproxy/etcd_proxy.hpp"
-#include "roles/role_runner.hpp"
+#include "agent/etcdproxy/etcd_proxy.hpp"
+#include "agent/roles/role_runner.hpp"
 
 namespace fed::etcdproxy {
 

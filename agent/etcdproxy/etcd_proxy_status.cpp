@@ -1,12 +1,12 @@
 // EtcdProxy::status(): the proxy's state gathered into the status document. Kept apart from the
 // data path in etcd_proxy.cpp: nothing here is on a forwarded connection's way.
-#include "etcdproxy/etcd_proxy.hpp"
+#include "agent/etcdproxy/etcd_proxy.hpp"
 
 #include <chrono>
 #include <cstdio>
 #include <mutex>
 
-#include "etcdproxy/leader_health_monitor.hpp"
+#include "agent/etcdproxy/leader_health_monitor.hpp"
 
 namespace fed::etcdproxy {
 namespace {

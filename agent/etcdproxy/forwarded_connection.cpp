@@ -1,4 +1,4 @@
-#include "etcdproxy/forwarded_connection.hpp"
+#include "agent/etcdproxy/forwarded_connection.hpp"
 
 #include <poll.h>
 #include <sys/socket.h>

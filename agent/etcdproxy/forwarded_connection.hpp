@@ -9,10 +9,10 @@
 // be moved to another member, only closed. The client (clientv3 in
 // kube-apiserver) then reconnects through the proxy and lands on the new leader.
 
-#include "etcdproxy/proxied_connection.hpp"
-#include "etcdproxy/proxy_metrics.hpp"
-#include "etcdproxy/tls_record_tracker.hpp"
-#include "raii/fd.hpp"
+#include "agent/etcdproxy/proxied_connection.hpp"
+#include "agent/etcdproxy/proxy_metrics.hpp"
+#include "agent/etcdproxy/tls_record_tracker.hpp"
+#include "shared/raii/fd.hpp"
 
 namespace fed::etcdproxy {
 

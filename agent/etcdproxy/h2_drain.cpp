@@ -1,4 +1,4 @@
-#include "etcdproxy/h2_drain.hpp"
+#include "agent/etcdproxy/h2_drain.hpp"
 
 namespace fed::etcdproxy {
 namespace {

@@ -18,14 +18,14 @@
 #include <string>
 #include <thread>
 
-#include "etcd/client.hpp"
-#include "etcd/gateway_transport.hpp"
-#include "etcdproxy/classifier/leader_move_policy.hpp"
-#include "etcdproxy/classifier/leader_sampler.hpp"
-#include "etcdproxy/classifier/xgb_model.hpp"
-#include "etcdproxy/options.hpp"
-#include "metrics/registry.hpp"
-#include "result/result.hpp"
+#include "agent/etcdproxy/classifier/leader_move_policy.hpp"
+#include "agent/etcdproxy/classifier/leader_sampler.hpp"
+#include "agent/etcdproxy/classifier/xgb_model.hpp"
+#include "agent/etcdproxy/options.hpp"
+#include "shared/etcd/client.hpp"
+#include "shared/etcd/gateway_transport.hpp"
+#include "shared/metrics/registry.hpp"
+#include "shared/result/result.hpp"
 
 namespace fed::etcdproxy {
 

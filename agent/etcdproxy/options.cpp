@@ -1,6 +1,6 @@
-#include "etcdproxy/options.hpp"
+#include "agent/etcdproxy/options.hpp"
 
-#include "etcdproxy/socket_util.hpp"
+#include "agent/etcdproxy/socket_util.hpp"
 
 namespace fed::etcdproxy {
 

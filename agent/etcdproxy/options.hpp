@@ -6,10 +6,10 @@
 #include <string_view>
 #include <vector>
 
-#include "etcd/gateway_transport.hpp"
-#include "etcd/leader_tracker.hpp"
-#include "etcdproxy/tls_termination.hpp"
-#include "result/result.hpp"
+#include "agent/etcdproxy/tls_termination.hpp"
+#include "shared/etcd/gateway_transport.hpp"
+#include "shared/etcd/leader_tracker.hpp"
+#include "shared/result/result.hpp"
 
 namespace fed::etcdproxy {
 

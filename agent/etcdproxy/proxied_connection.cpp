@@ -1,4 +1,4 @@
-#include "etcdproxy/proxied_connection.hpp"
+#include "agent/etcdproxy/proxied_connection.hpp"
 
 #include <poll.h>
 #include <sys/eventfd.h>

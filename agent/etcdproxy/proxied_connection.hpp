@@ -13,7 +13,7 @@
 #include <optional>
 #include <thread>
 
-#include "raii/fd.hpp"
+#include "shared/raii/fd.hpp"
 
 namespace fed::etcdproxy {
 

@@ -1,4 +1,4 @@
-#include "etcdproxy/proxy_metrics.hpp"
+#include "agent/etcdproxy/proxy_metrics.hpp"
 
 namespace fed::etcdproxy {
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "metrics/registry.hpp"
+#include "shared/metrics/registry.hpp"
 
 namespace fed::etcdproxy {
 

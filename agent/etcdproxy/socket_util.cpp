@@ -1,4 +1,4 @@
-#include "etcdproxy/socket_util.hpp"
+#include "agent/etcdproxy/socket_util.hpp"
 
 #include <arpa/inet.h>
 #include <fcntl.h>

@@ -1,4 +1,4 @@
-#include "etcdproxy/status_socket.hpp"
+#include "agent/etcdproxy/status_socket.hpp"
 
 #include <poll.h>
 #include <sys/socket.h>

@@ -20,8 +20,8 @@
 #include <string>
 #include <thread>
 
-#include "raii/fd.hpp"
-#include "result/result.hpp"
+#include "shared/raii/fd.hpp"
+#include "shared/result/result.hpp"
 
 namespace fed::etcdproxy {
 

@@ -1,4 +1,4 @@
-#include "etcdproxy/terminated_connection.hpp"
+#include "agent/etcdproxy/terminated_connection.hpp"
 
 #include <poll.h>
 #include <pthread.h>

@@ -11,11 +11,11 @@
 #include <string>
 #include <vector>
 
-#include "etcdproxy/h2_drain.hpp"
-#include "etcdproxy/proxied_connection.hpp"
-#include "etcdproxy/proxy_metrics.hpp"
-#include "etcdproxy/socket_util.hpp"
-#include "etcdproxy/tls_termination.hpp"
+#include "agent/etcdproxy/h2_drain.hpp"
+#include "agent/etcdproxy/proxied_connection.hpp"
+#include "agent/etcdproxy/proxy_metrics.hpp"
+#include "agent/etcdproxy/socket_util.hpp"
+#include "agent/etcdproxy/tls_termination.hpp"
 
 namespace fed::etcdproxy {
 

@@ -1,4 +1,4 @@
-#include "etcdproxy/tls_termination.hpp"
+#include "agent/etcdproxy/tls_termination.hpp"
 
 #include <fcntl.h>
 #include <openssl/err.h>
@@ -8,7 +8,7 @@
 #include <array>
 #include <cerrno>
 
-#include "pki/openssl_error.hpp"
+#include "shared/pki/openssl_error.hpp"
 
 namespace fed::etcdproxy {
 namespace {

@@ -13,9 +13,9 @@
 #include <string>
 #include <string_view>
 
-#include "etcd/gateway_transport.hpp"
-#include "raii/c_handle.hpp"
-#include "result/result.hpp"
+#include "shared/etcd/gateway_transport.hpp"
+#include "shared/raii/c_handle.hpp"
+#include "shared/result/result.hpp"
 
 namespace fed::etcdproxy {
 

@@ -1,11 +1,11 @@
-#include "podpreset/pod_preset_merge.hpp"
+#include "agent/podpreset/pod_preset_merge.hpp"
 
 #include <algorithm>
 #include <map>
 
-#include "kube/admission_review.hpp"
-#include "kube/label_selector.hpp"
-#include "util/base64.hpp"
+#include "shared/kube/admission_review.hpp"
+#include "shared/kube/label_selector.hpp"
+#include "shared/util/base64.hpp"
 
 namespace fed::podpreset {
 namespace {

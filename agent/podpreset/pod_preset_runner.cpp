@@ -1,9 +1,8 @@
-#include "podpreset/pod_preset_runner.hpp"
+#include "agent/podpreset/pod_preset_runner.hpp"
 
 #include <spdlog/spdlog.h>
 
-#include "offload/webhook_configuration.hpp"
-#include "roles/api_config.hpp"
+#include "agent/roles/api_config.hpp"
 
 namespace fed::podpreset {
 namespace {
@@ -15,47 +14,54 @@ constexpr std::chrono::seconds kSyncTimeout{60};
 
 Status PodPresetRunner::start(const agent::RoleContext& ctx) {
   FED_ASSIGN_OR_RETURN(auto config, agent::api_config(ctx.options, "fed-agent-podpreset"));
-  FED_ASSIGN_OR_RETURN(client_, kube::DynamicClient::create(std::move(config)));
+  FED_ASSIGN_OR_RETURN(auto client, kube::DynamicClient::create(std::move(config)));
+  manager_ = std::make_unique<kube::ControllerManager>(client);
+  kube::Informer& presets = manager_->informer(
+      kube::ResourceRef{{std::string(kPodPresetGroup), std::string(kPodPresetVersion),
+                         std::string(kPodPresetResource)},
+                        "",
+                        "",
+                        ""});
+  manager_->add_runnable(
+      "podpreset webhook", [this, &presets] { return start_webhook(presets); },
+      [this] { stop_webhook(); });
+  FED_TRY(manager_->start());
+  spdlog::info("podpreset: {} PodPreset(s) cached", presets.store().list().size());
+  return ok();
+}
 
-  presets_ = std::make_unique<kube::Informer>(
-      client_, kube::ResourceRef{{std::string(kPodPresetGroup), std::string(kPodPresetVersion),
-                                  std::string(kPodPresetResource)},
-                                 "",
-                                 "",
-                                 ""});
-  presets_->start();
+Status PodPresetRunner::start_webhook(kube::Informer& presets) {
   // A pod admitted before the presets are cached would miss them for good: serve only after.
-  if (!presets_->wait_for_sync(kSyncTimeout)) {
+  if (!presets.wait_for_sync(kSyncTimeout)) {
     return fail(ErrorCode::Unavailable,
                 "podpresets." + std::string(kPodPresetGroup) + " could not be listed within " +
                     std::to_string(kSyncTimeout.count()) +
                     "s: is its CRD installed (kubectl fed reconfigure --set podPreset=true)?");
   }
-
   FED_ASSIGN_OR_RETURN(
-      wiring_, offload::WebhookWiring::start(
-                   client_, options_.namespace_name, options_.cert_dir,
-                   offload::WebhookTlsNames{std::string(kPodPresetSecret),
+      wiring_, webhook::WebhookWiring::start(
+                   manager_->client(), options_.namespace_name, options_.cert_dir,
+                   webhook::WebhookTlsNames{std::string(kPodPresetSecret),
                                             std::string(kPodPresetService), "podpreset webhook"},
-                   offload::WebhookConfigTarget{
+                   webhook::WebhookConfigTarget{
                        {"admissionregistration.k8s.io", "v1", "mutatingwebhookconfigurations"},
                        std::string(kPodPresetWebhookConfiguration),
                        "podpreset webhook",
                        "pods get no PodPreset injected",
-                       offload::with_ca_bundle},
+                       webhook::with_ca_bundle},
                    "podpreset-webhook"));
   FED_ASSIGN_OR_RETURN(webhook_,
-                       PodPresetWebhook::start(options_.bind_address, wiring_->files(), *presets_));
-  spdlog::info("podpreset: {} PodPreset(s) cached", presets_->store().list().size());
-  ready_ = true;
+                       PodPresetWebhook::start(options_.bind_address, wiring_->files(), presets));
   return ok();
 }
 
-void PodPresetRunner::stop() {
-  ready_ = false;
+void PodPresetRunner::stop_webhook() {
   if (webhook_) webhook_->stop();
   if (wiring_) wiring_->stop();
-  if (presets_) presets_->stop();
+}
+
+void PodPresetRunner::stop() {
+  if (manager_) manager_->stop();
 }
 
 }  // namespace fed::podpreset

@@ -8,17 +8,18 @@
 #include <memory>
 #include <string>
 
-#include "kube/informer.hpp"
-#include "offload/webhook_wiring.hpp"
-#include "podpreset/pod_preset_webhook.hpp"
-#include "roles/role_runner.hpp"
+#include "agent/podpreset/pod_preset_webhook.hpp"
+#include "agent/roles/role_runner.hpp"
+#include "shared/fedapi/names.hpp"
+#include "shared/kube/controller_manager.hpp"
+#include "shared/webhook/webhook_wiring.hpp"
 
 namespace fed::podpreset {
 
 struct PodPresetOptions {
   std::string bind_address{kDefaultPodPresetBindAddress};  // the webhook (HTTPS)
   std::string cert_dir;  // its serving pair; empty: a directory under the temporary directory
-  std::string namespace_name = "kubectl-fed-system";  // where its Secret and Service are
+  std::string namespace_name{fedapi::kNamespace};  // where its Secret and Service are
 };
 
 class PodPresetRunner final : public agent::RoleRunner {
@@ -26,16 +27,20 @@ class PodPresetRunner final : public agent::RoleRunner {
   explicit PodPresetRunner(PodPresetOptions options) : options_(std::move(options)) {}
   agent::Role role() const override { return agent::Role::PodPreset; }
   Status start(const agent::RoleContext& ctx) override;
-  bool ready() const override { return ready_.load(); }
+  bool ready() const override { return manager_ && manager_->running(); }
   void stop() override;
 
  private:
+  // The webhook once the presets are cached: TLS material, the configuration's CA bundle, the
+  // server.
+  Status start_webhook(kube::Informer& presets);
+  void stop_webhook();
+
   PodPresetOptions options_;
-  std::shared_ptr<kube::DynamicClient> client_;
-  std::unique_ptr<kube::Informer> presets_;
-  std::unique_ptr<offload::WebhookWiring> wiring_;
+  // First, so destroyed last: the webhook reads the manager's presets cache.
+  std::unique_ptr<kube::ControllerManager> manager_;
+  std::unique_ptr<webhook::WebhookWiring> wiring_;
   std::unique_ptr<PodPresetWebhook> webhook_;
-  std::atomic<bool> ready_{false};
 };
 
 }  // namespace fed::podpreset

@@ -1,8 +1,8 @@
-#include "podpreset/pod_preset_webhook.hpp"
+#include "agent/podpreset/pod_preset_webhook.hpp"
 
 #include <spdlog/spdlog.h>
 
-#include "podpreset/pod_preset_merge.hpp"
+#include "agent/podpreset/pod_preset_merge.hpp"
 
 namespace fed::podpreset {
 namespace {

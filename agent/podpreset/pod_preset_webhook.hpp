@@ -7,8 +7,8 @@
 #include <string>
 #include <string_view>
 
-#include "http/server.hpp"
-#include "kube/informer.hpp"
+#include "shared/http/server.hpp"
+#include "shared/kube/informer.hpp"
 
 namespace fed::podpreset {
 

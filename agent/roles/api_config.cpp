@@ -1,6 +1,6 @@
-#include "roles/api_config.hpp"
+#include "agent/roles/api_config.hpp"
 
-#include "kube/kubeconfig_resolve.hpp"
+#include "shared/kube/kubeconfig_resolve.hpp"
 
 namespace fed::agent {
 

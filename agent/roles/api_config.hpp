@@ -5,9 +5,9 @@
 
 #include <string>
 
-#include "kube/rest_config.hpp"
-#include "result/result.hpp"
-#include "roles/options.hpp"
+#include "agent/roles/options.hpp"
+#include "shared/kube/rest_config.hpp"
+#include "shared/result/result.hpp"
 
 namespace fed::agent {
 

@@ -1,8 +1,8 @@
-#include "roles/health.hpp"
+#include "agent/roles/health.hpp"
 
 #include <string>
 
-#include "metrics/text_format.hpp"
+#include "shared/metrics/text_format.hpp"
 
 namespace fed::agent {
 

@@ -9,9 +9,9 @@
 #include <chrono>
 #include <cstdint>
 
-#include "http/server.hpp"
-#include "metrics/registry.hpp"
-#include "roles/role_runner.hpp"
+#include "agent/roles/role_runner.hpp"
+#include "shared/http/server.hpp"
+#include "shared/metrics/registry.hpp"
 
 namespace fed::agent {
 

@@ -1,6 +1,6 @@
-#include "roles/options.hpp"
+#include "agent/roles/options.hpp"
 
-#include "http/address.hpp"
+#include "shared/http/address.hpp"
 
 namespace fed::agent {
 

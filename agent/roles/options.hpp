@@ -4,8 +4,8 @@
 
 #include <string>
 
-#include "log/log.hpp"
-#include "result/result.hpp"
+#include "shared/log/log.hpp"
+#include "shared/result/result.hpp"
 
 namespace fed::agent {
 

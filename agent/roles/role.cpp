@@ -1,4 +1,4 @@
-#include "roles/role.hpp"
+#include "agent/roles/role.hpp"
 
 namespace fed::agent {
 

@@ -1,13 +1,13 @@
 #pragma once
-// What every fed-agent role (node, manager, etcd-proxy) implements: run_role() (run.hpp)
+// What every long-running fed-agent role implements (role.hpp lists them): run_role() (run.hpp)
 // starts it after the health server is up and stops it on SIGTERM.
 
 #include <string_view>
 
-#include "metrics/registry.hpp"
-#include "result/result.hpp"
-#include "roles/options.hpp"
-#include "roles/role.hpp"
+#include "agent/roles/options.hpp"
+#include "agent/roles/role.hpp"
+#include "shared/metrics/registry.hpp"
+#include "shared/result/result.hpp"
 
 namespace fed::agent {
 

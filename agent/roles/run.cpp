@@ -1,4 +1,4 @@
-#include "roles/run.hpp"
+#include "agent/roles/run.hpp"
 
 #include <spdlog/spdlog.h>
 #include <string.h>  // strsignal
@@ -6,12 +6,12 @@
 #include <chrono>
 #include <string>
 
-#include "http/server.hpp"
-#include "metrics/process_metrics.hpp"
-#include "metrics/registry.hpp"
-#include "roles/health.hpp"
-#include "roles/signals.hpp"
-#include "util/build_info.hpp"
+#include "agent/roles/health.hpp"
+#include "agent/roles/signals.hpp"
+#include "shared/http/server.hpp"
+#include "shared/metrics/process_metrics.hpp"
+#include "shared/metrics/registry.hpp"
+#include "shared/util/build_info.hpp"
 
 namespace fed::agent {
 namespace {

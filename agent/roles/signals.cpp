@@ -1,4 +1,4 @@
-#include "roles/signals.hpp"
+#include "agent/roles/signals.hpp"
 
 #include <poll.h>
 #include <sys/signalfd.h>

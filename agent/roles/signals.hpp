@@ -5,8 +5,8 @@
 #include <chrono>
 #include <optional>
 
-#include "raii/fd.hpp"
-#include "result/result.hpp"
+#include "shared/raii/fd.hpp"
+#include "shared/result/result.hpp"
 
 namespace fed::agent {
 

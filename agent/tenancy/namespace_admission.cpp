@@ -1,7 +1,7 @@
-#include "tenancy/namespace_admission.hpp"
+#include "agent/tenancy/namespace_admission.hpp"
 
-#include "kube/admission_review.hpp"
-#include "tenancy/tenant_policy.hpp"
+#include "agent/tenancy/tenant_policy.hpp"
+#include "shared/kube/admission_review.hpp"
 
 namespace fed::tenancy {
 

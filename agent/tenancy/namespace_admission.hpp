@@ -10,8 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "kube/admission_review.hpp"
-#include "result/result.hpp"
+#include "shared/kube/admission_review.hpp"
+#include "shared/result/result.hpp"
 
 namespace fed::tenancy {
 

@@ -1,10 +1,10 @@
-#include "tenancy/namespace_cap_webhook.hpp"
+#include "agent/tenancy/namespace_cap_webhook.hpp"
 
 #include <spdlog/spdlog.h>
 
 #include <set>
 
-#include "tenancy/tenant_policy.hpp"
+#include "agent/tenancy/tenant_policy.hpp"
 
 namespace fed::tenancy {
 namespace {

@@ -11,9 +11,9 @@
 #include <mutex>
 #include <string>
 
-#include "http/server.hpp"
-#include "kube/informer.hpp"
-#include "tenancy/namespace_admission.hpp"
+#include "agent/tenancy/namespace_admission.hpp"
+#include "shared/http/server.hpp"
+#include "shared/kube/informer.hpp"
 
 namespace fed::tenancy {
 

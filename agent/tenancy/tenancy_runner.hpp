@@ -9,20 +9,20 @@
 #include <memory>
 #include <string>
 
-#include "kube/controller.hpp"
-#include "kube/informer.hpp"
-#include "offload/webhook_wiring.hpp"
-#include "roles/role_runner.hpp"
-#include "tenancy/namespace_cap_webhook.hpp"
-#include "tenancy/tenant_objects_reconciler.hpp"
-#include "tenancy/tenant_policy.hpp"
+#include "agent/roles/role_runner.hpp"
+#include "agent/tenancy/namespace_cap_webhook.hpp"
+#include "agent/tenancy/tenant_objects_reconciler.hpp"
+#include "agent/tenancy/tenant_policy.hpp"
+#include "shared/fedapi/names.hpp"
+#include "shared/kube/controller_manager.hpp"
+#include "shared/webhook/webhook_wiring.hpp"
 
 namespace fed::tenancy {
 
 struct TenancyOptions {
   std::string bind_address{kDefaultTenancyBindAddress};  // the webhook (HTTPS)
   std::string cert_dir;  // its serving pair; empty: a directory under the temporary directory
-  std::string namespace_name = "kubectl-fed-system";  // where its Secret and Service are
+  std::string namespace_name{fedapi::kNamespace};  // where its Secret and Service are
   TenantPolicy policy;
 };
 
@@ -31,21 +31,19 @@ class TenancyRunner final : public agent::RoleRunner {
   explicit TenancyRunner(TenancyOptions options) : options_(std::move(options)) {}
   agent::Role role() const override { return agent::Role::Tenancy; }
   Status start(const agent::RoleContext& ctx) override;
-  bool ready() const override { return ready_.load(); }
+  bool ready() const override { return manager_ && manager_->running(); }
   void stop() override;
 
  private:
   // The namespace cap: TLS material, the webhook configuration's CA bundle, the server.
-  Status start_webhook();
+  Status start_webhook(kube::Informer& replicas);
+  void stop_webhook();
 
   TenancyOptions options_;
-  std::shared_ptr<kube::DynamicClient> client_;
-  std::unique_ptr<kube::Informer> replicas_;
-  std::unique_ptr<TenantObjectsReconciler> objects_;
-  std::unique_ptr<kube::Controller> objects_controller_;
-  std::unique_ptr<offload::WebhookWiring> wiring_;
+  // First, so destroyed last: the webhook reads the manager's replicas cache.
+  std::unique_ptr<kube::ControllerManager> manager_;
+  std::unique_ptr<webhook::WebhookWiring> wiring_;
   std::unique_ptr<NamespaceCapWebhook> webhook_;
-  std::atomic<bool> ready_{false};
 };
 
 }  // namespace fed::tenancy

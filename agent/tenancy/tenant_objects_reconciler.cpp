@@ -1,4 +1,4 @@
-#include "tenancy/tenant_objects_reconciler.hpp"
+#include "agent/tenancy/tenant_objects_reconciler.hpp"
 
 #include <spdlog/spdlog.h>
 

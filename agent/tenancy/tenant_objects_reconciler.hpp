@@ -7,10 +7,10 @@
 #include <chrono>
 #include <memory>
 
-#include "kube/dynamic_client.hpp"
-#include "kube/informer.hpp"
-#include "kube/reconciler.hpp"
-#include "tenancy/tenant_policy.hpp"
+#include "agent/tenancy/tenant_policy.hpp"
+#include "shared/kube/dynamic_client.hpp"
+#include "shared/kube/informer.hpp"
+#include "shared/kube/reconciler.hpp"
 
 namespace fed::tenancy {
 

@@ -1,7 +1,7 @@
-#include "tenancy/tenant_policy.hpp"
+#include "agent/tenancy/tenant_policy.hpp"
 
-#include "util/quantity.hpp"
-#include "util/strings.hpp"
+#include "shared/util/quantity.hpp"
+#include "shared/util/strings.hpp"
 
 namespace fed::tenancy {
 namespace {

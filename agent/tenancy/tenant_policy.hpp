@@ -13,11 +13,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "result/result.hpp"
+#include "shared/result/result.hpp"
 
 namespace fed::tenancy {
 
-// The label that marks a replica and names its consumer (agent/offload sets it).
+// The label that marks a replica and names its consumer (agent/manager/offload sets it).
 inline constexpr std::string_view kConsumerLabel = "kubectl-fed.io/origin-cluster";
 // The name of each object the provider keeps in a replica.
 inline constexpr std::string_view kTenantObjectName = "kubectl-fed-tenant";

@@ -1,4 +1,4 @@
-#include "etcd/client.hpp"
+#include "shared/etcd/client.hpp"
 
 #include <spdlog/spdlog.h>
 
@@ -7,8 +7,8 @@
 #include <mutex>
 #include <thread>
 
-#include "etcd/codec.hpp"
-#include "etcd/codec_cluster.hpp"
+#include "shared/etcd/codec.hpp"
+#include "shared/etcd/codec_cluster.hpp"
 
 namespace fed::etcd {
 

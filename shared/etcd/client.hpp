@@ -28,10 +28,10 @@
 #include <string_view>
 #include <vector>
 
-#include "etcd/gateway_transport.hpp"
-#include "etcd/leader_tracker.hpp"
-#include "etcd/types.hpp"
-#include "result/result.hpp"
+#include "shared/etcd/gateway_transport.hpp"
+#include "shared/etcd/leader_tracker.hpp"
+#include "shared/etcd/types.hpp"
+#include "shared/result/result.hpp"
 
 namespace fed::etcd {
 

@@ -2,9 +2,9 @@
 // decode. Routing and polling live in client.cpp.
 #include <string>
 
-#include "etcd/client.hpp"
-#include "etcd/codec.hpp"
-#include "etcd/codec_cluster.hpp"
+#include "shared/etcd/client.hpp"
+#include "shared/etcd/codec.hpp"
+#include "shared/etcd/codec_cluster.hpp"
 
 namespace fed::etcd {
 

@@ -1,8 +1,8 @@
-#include "etcd/codec.hpp"
+#include "shared/etcd/codec.hpp"
 
 #include <openssl/evp.h>
 
-#include "etcd/codec_detail.hpp"
+#include "shared/etcd/codec_detail.hpp"
 
 namespace fed::etcd::codec {
 

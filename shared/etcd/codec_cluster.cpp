@@ -1,7 +1,7 @@
-#include "etcd/codec_cluster.hpp"
+#include "shared/etcd/codec_cluster.hpp"
 
-#include "etcd/codec.hpp"
-#include "etcd/codec_detail.hpp"
+#include "shared/etcd/codec.hpp"
+#include "shared/etcd/codec_detail.hpp"
 
 namespace fed::etcd::codec {
 

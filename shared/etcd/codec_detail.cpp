@@ -1,8 +1,8 @@
-#include "etcd/codec_detail.hpp"
+#include "shared/etcd/codec_detail.hpp"
 
 #include <charconv>
 
-#include "etcd/codec.hpp"
+#include "shared/etcd/codec.hpp"
 
 namespace fed::etcd::codec::detail {
 namespace {

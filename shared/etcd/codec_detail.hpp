@@ -8,8 +8,8 @@
 #include <string>
 #include <string_view>
 
-#include "etcd/types.hpp"
-#include "result/result.hpp"
+#include "shared/etcd/types.hpp"
+#include "shared/result/result.hpp"
 
 namespace fed::etcd::codec::detail {
 

@@ -1,4 +1,4 @@
-#include "etcd/gateway_transport.hpp"
+#include "shared/etcd/gateway_transport.hpp"
 
 #include <curl/curl.h>
 
@@ -6,7 +6,7 @@
 #include <fstream>
 #include <mutex>
 
-#include "raii/c_handle.hpp"
+#include "shared/raii/c_handle.hpp"
 
 namespace fed::etcd {
 namespace {

@@ -12,7 +12,7 @@
 #include <string_view>
 #include <vector>
 
-#include "result/result.hpp"
+#include "shared/result/result.hpp"
 
 namespace fed::etcd {
 

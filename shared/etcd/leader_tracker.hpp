@@ -15,8 +15,8 @@
 #include <string_view>
 #include <vector>
 
-#include "etcd/types.hpp"
-#include "result/result.hpp"
+#include "shared/etcd/types.hpp"
+#include "shared/result/result.hpp"
 
 namespace fed::etcd {
 

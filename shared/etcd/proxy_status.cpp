@@ -1,10 +1,10 @@
-#include "etcd/proxy_status.hpp"
+#include "shared/etcd/proxy_status.hpp"
 
 #include <nlohmann/json.hpp>
 
 #include <array>
 
-#include "util/rfc3339.hpp"
+#include "shared/util/rfc3339.hpp"
 
 namespace fed::etcd {
 namespace {

@@ -15,7 +15,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
-#include "result/result.hpp"
+#include "shared/result/result.hpp"
 
 namespace fed::etcd {
 

@@ -1,6 +1,6 @@
-#include "fedapi/condition.hpp"
+#include "shared/fedapi/condition.hpp"
 
-#include "fedapi/json_fields.hpp"
+#include "shared/fedapi/json_fields.hpp"
 
 namespace fed::fedapi {
 

@@ -1,8 +1,8 @@
-#include "fedapi/deployment_replication.hpp"
+#include "shared/fedapi/deployment_replication.hpp"
 
 #include <set>
 
-#include "fedapi/json_fields.hpp"
+#include "shared/fedapi/json_fields.hpp"
 
 namespace fed::fedapi {
 

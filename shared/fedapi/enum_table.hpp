@@ -8,7 +8,7 @@
 #include <string_view>
 #include <utility>
 
-#include "fedapi/json_fields.hpp"
+#include "shared/fedapi/json_fields.hpp"
 
 namespace fed::fedapi {
 

@@ -1,6 +1,6 @@
-#include "fedapi/federated_cluster.hpp"
+#include "shared/fedapi/federated_cluster.hpp"
 
-#include "fedapi/json_fields.hpp"
+#include "shared/fedapi/json_fields.hpp"
 
 namespace fed::fedapi {
 namespace {

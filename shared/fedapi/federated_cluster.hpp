@@ -10,8 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "fedapi/condition.hpp"
-#include "fedapi/peering.hpp"
+#include "shared/fedapi/condition.hpp"
+#include "shared/fedapi/peering.hpp"
 
 namespace fed::fedapi {
 

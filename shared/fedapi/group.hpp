@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-#include "kube/resource_ref.hpp"
+#include "shared/kube/resource_ref.hpp"
 
 namespace fed::fedapi {
 

@@ -1,6 +1,6 @@
-#include "fedapi/ipam_state.hpp"
+#include "shared/fedapi/ipam_state.hpp"
 
-#include "fedapi/json_fields.hpp"
+#include "shared/fedapi/json_fields.hpp"
 
 namespace fed::fedapi {
 namespace {

@@ -1,7 +1,7 @@
 #pragma once
 // IpamState: the manager's IPAM persisted in its cluster (one object, named "ipam"), so a
 // restarted manager restores every reservation and mapping. The spec is the whole IPAM state;
-// agent/fabric/ipam converts it to and from its typed form and validates it on restore.
+// agent/manager/ipam converts it to and from its typed form and validates it on restore.
 
 #include <cstdint>
 #include <map>

@@ -1,4 +1,4 @@
-#include "fedapi/json_fields.hpp"
+#include "shared/fedapi/json_fields.hpp"
 
 namespace fed::fedapi {
 namespace {

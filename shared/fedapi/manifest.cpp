@@ -1,4 +1,4 @@
-#include "fedapi/manifest.hpp"
+#include "shared/fedapi/manifest.hpp"
 
 #include <yaml-cpp/yaml.h>
 

@@ -1,7 +1,7 @@
-#include "fedapi/namespace_map.hpp"
+#include "shared/fedapi/namespace_map.hpp"
 
-#include "fedapi/enum_table.hpp"
-#include "fedapi/json_fields.hpp"
+#include "shared/fedapi/enum_table.hpp"
+#include "shared/fedapi/json_fields.hpp"
 
 namespace fed::fedapi {
 namespace {

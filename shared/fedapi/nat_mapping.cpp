@@ -1,6 +1,6 @@
-#include "fedapi/nat_mapping.hpp"
+#include "shared/fedapi/nat_mapping.hpp"
 
-#include "fedapi/json_fields.hpp"
+#include "shared/fedapi/json_fields.hpp"
 
 namespace fed::fedapi {
 

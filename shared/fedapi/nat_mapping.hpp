@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "fedapi/condition.hpp"
+#include "shared/fedapi/condition.hpp"
 
 namespace fed::fedapi {
 

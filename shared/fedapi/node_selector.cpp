@@ -1,7 +1,7 @@
-#include "fedapi/node_selector.hpp"
+#include "shared/fedapi/node_selector.hpp"
 
-#include "fedapi/enum_table.hpp"
-#include "fedapi/json_fields.hpp"
+#include "shared/fedapi/enum_table.hpp"
+#include "shared/fedapi/json_fields.hpp"
 
 namespace fed::fedapi {
 namespace {

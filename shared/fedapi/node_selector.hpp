@@ -1,7 +1,7 @@
 #pragma once
 // core/v1 NodeSelector as the API spells it (pod nodeAffinity, NamespaceOffloading
 // clusterSelector): terms are ORed, the requirements inside a term ANDed. These are the plain
-// types and their JSON; matching lives in agent/offload/node_selector_match.hpp.
+// types and their JSON; matching lives in shared/offload/node_selector_match.hpp.
 
 #include <string>
 #include <string_view>

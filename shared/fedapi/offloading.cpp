@@ -1,7 +1,7 @@
-#include "fedapi/offloading.hpp"
+#include "shared/fedapi/offloading.hpp"
 
-#include "fedapi/enum_table.hpp"
-#include "fedapi/json_fields.hpp"
+#include "shared/fedapi/enum_table.hpp"
+#include "shared/fedapi/json_fields.hpp"
 
 namespace fed::fedapi {
 namespace {

@@ -13,8 +13,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "fedapi/condition.hpp"
-#include "fedapi/node_selector.hpp"
+#include "shared/fedapi/condition.hpp"
+#include "shared/fedapi/node_selector.hpp"
 
 namespace fed::fedapi {
 

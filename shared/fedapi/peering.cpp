@@ -1,9 +1,10 @@
-#include "fedapi/peering.hpp"
+#include "shared/fedapi/peering.hpp"
 
 #include <array>
 #include <utility>
 
-#include "fedapi/json_fields.hpp"
+#include "shared/fedapi/enum_table.hpp"
+#include "shared/fedapi/json_fields.hpp"
 
 namespace fed::fedapi {
 namespace {
@@ -19,30 +20,10 @@ constexpr std::array<std::pair<TunnelState, std::string_view>, 4> kStates{{
     {TunnelState::Error, "Error"},
 }};
 
-// The enum value named `text` in `table`; throws FieldError listing the names otherwise.
-template <typename E, std::size_t N>
-E parse_enum(const std::array<std::pair<E, std::string_view>, N>& table, std::string_view key,
-             const std::string& text) {
-  std::string names;
-  for (const auto& [value, name] : table) {
-    if (name == text) return value;
-    names += (names.empty() ? "" : ", ") + std::string(name);
-  }
-  throw FieldError(std::string(key) + ": must be one of " + names + ", not \"" + text + "\"");
-}
-
-template <typename E, std::size_t N>
-std::string_view name_of(const std::array<std::pair<E, std::string_view>, N>& table, E value) {
-  for (const auto& [v, name] : table) {
-    if (v == value) return name;
-  }
-  return "unknown";
-}
-
 }  // namespace
 
 std::string_view to_string(TunnelBackend backend) {
-  return name_of(kBackends, backend);
+  return enum_name(kBackends, backend);
 }
 
 std::optional<TunnelBackend> tunnel_backend_named(std::string_view text) {
@@ -54,11 +35,11 @@ std::optional<TunnelBackend> tunnel_backend_named(std::string_view text) {
 
 TunnelBackend read_tunnel_backend(const nlohmann::json& j, std::string_view key) {
   const auto text = read_string(j, key);
-  return text.empty() ? TunnelBackend::WireGuard : parse_enum(kBackends, key, text);
+  return text.empty() ? TunnelBackend::WireGuard : enum_from_name(kBackends, key, text);
 }
 
 std::string_view to_string(TunnelState state) {
-  return name_of(kStates, state);
+  return enum_name(kStates, state);
 }
 
 void to_json(nlohmann::json& j, const PeeringSpec& spec) {
@@ -94,7 +75,7 @@ void to_json(nlohmann::json& j, const TunnelStatus& tunnel) {
 
 void from_json(const nlohmann::json& j, TunnelStatus& tunnel) {
   auto state = read_string(j, "state");
-  tunnel.state = state.empty() ? TunnelState::Pending : parse_enum(kStates, "state", state);
+  tunnel.state = state.empty() ? TunnelState::Pending : enum_from_name(kStates, "state", state);
   tunnel.message = read_string(j, "message");
 }
 
@@ -123,6 +104,19 @@ void from_json(const nlohmann::json& j, PeeringStatus& status) {
   status.tunnel = within("tunnel", [&] { return read_object(j, "tunnel").get<TunnelStatus>(); });
   status.conditions = read_conditions(j);
   status.observed_generation = read_int(j, "observedGeneration");
+}
+
+TunnelStatus current_tunnel_status(const nlohmann::json& peering) {
+  const auto status = peering.value("status", nlohmann::json::object());
+  const auto tunnel = status.value("tunnel", nlohmann::json::object());
+  TunnelStatus out;
+  try {
+    out = tunnel.get<TunnelStatus>();
+  } catch (const std::exception&) {
+    out.state = TunnelState::Error;  // unreadable: differs from anything we report
+    out.message = "(unreadable)";
+  }
+  return out;
 }
 
 }  // namespace fed::fedapi

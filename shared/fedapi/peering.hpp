@@ -12,7 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "fedapi/condition.hpp"
+#include "shared/fedapi/condition.hpp"
 
 namespace fed::fedapi {
 
@@ -74,5 +74,9 @@ void to_json(nlohmann::json& j, const TunnelStatus& tunnel);
 void from_json(const nlohmann::json& j, TunnelStatus& tunnel);
 void to_json(nlohmann::json& j, const PeeringStatus& status);
 void from_json(const nlohmann::json& j, PeeringStatus& status);
+
+// status.tunnel as `peering` (a Peering object) holds it now: Pending with no message when it
+// has none, Error "(unreadable)" when it cannot be read.
+TunnelStatus current_tunnel_status(const nlohmann::json& peering);
 
 }  // namespace fed::fedapi

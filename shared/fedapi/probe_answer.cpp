@@ -1,4 +1,4 @@
-#include "fedapi/probe_answer.hpp"
+#include "shared/fedapi/probe_answer.hpp"
 
 #include <string_view>
 

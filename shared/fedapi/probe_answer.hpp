@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "result/result.hpp"
+#include "shared/result/result.hpp"
 
 namespace fed::fedapi {
 

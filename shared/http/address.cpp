@@ -1,4 +1,4 @@
-#include "http/address.hpp"
+#include "shared/http/address.hpp"
 
 #include <arpa/inet.h>
 #include <netdb.h>
@@ -7,7 +7,7 @@
 #include <cerrno>
 #include <cstring>
 
-#include "raii/c_handle.hpp"
+#include "shared/raii/c_handle.hpp"
 
 namespace fed::http {
 namespace {

@@ -8,8 +8,8 @@
 #include <string>
 #include <string_view>
 
-#include "raii/fd.hpp"
-#include "result/result.hpp"
+#include "shared/raii/fd.hpp"
+#include "shared/result/result.hpp"
 
 namespace fed::http {
 

@@ -1,6 +1,6 @@
 // Streamed answers (Response::stream) in HTTP/1.1 chunked framing, for long-lived responses such
 // as `kubectl logs -f` whose length is unknown when the head is sent.
-#include "http/connection.hpp"
+#include "shared/http/connection.hpp"
 
 #include <spdlog/spdlog.h>
 

@@ -1,4 +1,4 @@
-#include "http/connection.hpp"
+#include "shared/http/connection.hpp"
 
 #include <poll.h>
 #include <spdlog/spdlog.h>
@@ -9,8 +9,8 @@
 #include <cerrno>
 #include <exception>
 
-#include "http/request_parser.hpp"
-#include "util/strings.hpp"
+#include "shared/http/request_parser.hpp"
+#include "shared/util/strings.hpp"
 
 namespace fed::http::detail {
 namespace {

@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "http/message.hpp"
+#include "shared/http/message.hpp"
 
 struct ssl_ctx_st;
 

@@ -1,6 +1,6 @@
-#include "http/message.hpp"
+#include "shared/http/message.hpp"
 
-#include "util/strings.hpp"
+#include "shared/util/strings.hpp"
 
 namespace fed::http {
 

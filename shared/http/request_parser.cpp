@@ -1,8 +1,8 @@
-#include "http/request_parser.hpp"
+#include "shared/http/request_parser.hpp"
 
 #include <charconv>
 
-#include "util/strings.hpp"
+#include "shared/util/strings.hpp"
 
 namespace fed::http {
 namespace {

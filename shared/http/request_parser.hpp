@@ -5,8 +5,8 @@
 #include <cstddef>
 #include <string_view>
 
-#include "http/message.hpp"
-#include "result/result.hpp"
+#include "shared/http/message.hpp"
+#include "shared/result/result.hpp"
 
 namespace fed::http {
 

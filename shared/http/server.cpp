@@ -1,4 +1,4 @@
-#include "http/server.hpp"
+#include "shared/http/server.hpp"
 
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -12,7 +12,7 @@
 #include <csignal>
 #include <cstring>
 
-#include "http/address.hpp"
+#include "shared/http/address.hpp"
 
 namespace fed::http {
 

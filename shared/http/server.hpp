@@ -24,11 +24,11 @@
 #include <thread>
 #include <vector>
 
-#include "http/connection.hpp"
-#include "http/message.hpp"
-#include "http/tls.hpp"
-#include "raii/fd.hpp"
-#include "result/result.hpp"
+#include "shared/http/connection.hpp"
+#include "shared/http/message.hpp"
+#include "shared/http/tls.hpp"
+#include "shared/raii/fd.hpp"
+#include "shared/result/result.hpp"
 
 namespace fed::http {
 

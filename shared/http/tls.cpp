@@ -1,4 +1,4 @@
-#include "http/tls.hpp"
+#include "shared/http/tls.hpp"
 
 #include <openssl/err.h>
 #include <openssl/ssl.h>
@@ -11,9 +11,9 @@
 #include <cerrno>
 #include <cstring>
 
-#include "http/connection.hpp"
-#include "pki/openssl_error.hpp"
-#include "raii/c_handle.hpp"
+#include "shared/http/connection.hpp"
+#include "shared/pki/openssl_error.hpp"
+#include "shared/raii/c_handle.hpp"
 
 namespace fed::http {
 namespace {

@@ -8,7 +8,7 @@
 #include <mutex>
 #include <string>
 
-#include "result/result.hpp"
+#include "shared/result/result.hpp"
 
 struct ssl_ctx_st;
 

@@ -1,4 +1,4 @@
-#include "kube/api_error.hpp"
+#include "shared/kube/api_error.hpp"
 
 #include <algorithm>
 #include <nlohmann/json.hpp>

@@ -9,8 +9,8 @@
 #include <utility>
 #include <variant>
 
-#include "kube/api_error.hpp"
-#include "result/result.hpp"
+#include "shared/kube/api_error.hpp"
+#include "shared/result/result.hpp"
 
 namespace fed::kube {
 

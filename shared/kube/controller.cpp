@@ -1,4 +1,4 @@
-#include "kube/controller.hpp"
+#include "shared/kube/controller.hpp"
 
 #include <spdlog/spdlog.h>
 
@@ -7,7 +7,7 @@
 #include <optional>
 #include <utility>
 
-#include "kube/informer.hpp"
+#include "shared/kube/informer.hpp"
 
 namespace fed::kube {
 

@@ -14,10 +14,10 @@
 
 #include <nlohmann/json_fwd.hpp>
 
-#include "kube/informer.hpp"
-#include "kube/reconciler.hpp"
-#include "kube/work_queue.hpp"
-#include "result/result.hpp"
+#include "shared/kube/informer.hpp"
+#include "shared/kube/reconciler.hpp"
+#include "shared/kube/work_queue.hpp"
+#include "shared/result/result.hpp"
 
 namespace fed::kube {
 

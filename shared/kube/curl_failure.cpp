@@ -1,4 +1,4 @@
-#include "kube/curl_failure.hpp"
+#include "shared/kube/curl_failure.hpp"
 
 #include <curl/curl.h>
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "kube/api_error.hpp"
+#include "shared/kube/api_error.hpp"
 
 namespace fed::kube {
 

@@ -1,4 +1,4 @@
-#include "kube/curl_tls.hpp"
+#include "shared/kube/curl_tls.hpp"
 
 namespace fed::kube {
 

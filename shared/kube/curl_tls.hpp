@@ -7,7 +7,7 @@
 
 #include <optional>
 
-#include "kube/rest_config.hpp"
+#include "shared/kube/rest_config.hpp"
 
 namespace fed::kube {
 

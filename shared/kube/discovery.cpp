@@ -1,4 +1,4 @@
-#include "kube/discovery.hpp"
+#include "shared/kube/discovery.hpp"
 
 #include <spdlog/spdlog.h>
 
@@ -6,7 +6,7 @@
 #include <cctype>
 #include <nlohmann/json.hpp>
 
-#include "kube/rest_client.hpp"
+#include "shared/kube/rest_client.hpp"
 
 namespace fed::kube {
 namespace {

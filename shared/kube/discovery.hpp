@@ -12,8 +12,8 @@
 #include <string_view>
 #include <vector>
 
-#include "kube/api_result.hpp"
-#include "kube/resource_ref.hpp"
+#include "shared/kube/api_result.hpp"
+#include "shared/kube/resource_ref.hpp"
 
 namespace fed::kube {
 

@@ -1,4 +1,4 @@
-#include "kube/dynamic_client.hpp"
+#include "shared/kube/dynamic_client.hpp"
 
 #include <utility>
 

@@ -11,11 +11,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "kube/api_result.hpp"
-#include "kube/discovery.hpp"
-#include "kube/request_options.hpp"
-#include "kube/resource_ref.hpp"
-#include "kube/rest_client.hpp"
+#include "shared/kube/api_result.hpp"
+#include "shared/kube/discovery.hpp"
+#include "shared/kube/request_options.hpp"
+#include "shared/kube/resource_ref.hpp"
+#include "shared/kube/rest_client.hpp"
 
 namespace fed::kube {
 

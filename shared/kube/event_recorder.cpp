@@ -1,11 +1,11 @@
-#include "kube/event_recorder.hpp"
+#include "shared/kube/event_recorder.hpp"
 
 #include <spdlog/spdlog.h>
 
 #include <cstdio>
 
-#include "kube/dynamic_client.hpp"
-#include "util/rfc3339.hpp"
+#include "shared/kube/dynamic_client.hpp"
+#include "shared/util/rfc3339.hpp"
 
 namespace fed::kube {
 namespace {

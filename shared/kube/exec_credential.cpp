@@ -1,4 +1,4 @@
-#include "kube/exec_credential.hpp"
+#include "shared/kube/exec_credential.hpp"
 
 #include <unistd.h>
 
@@ -8,9 +8,9 @@
 #include <utility>
 #include <vector>
 
-#include "util/base64.hpp"
-#include "util/rfc3339.hpp"
-#include "util/subprocess.hpp"
+#include "shared/util/base64.hpp"
+#include "shared/util/rfc3339.hpp"
+#include "shared/util/subprocess.hpp"
 
 namespace fed::kube {
 namespace {

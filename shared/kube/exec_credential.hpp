@@ -12,8 +12,8 @@
 #include <string>
 #include <string_view>
 
-#include "kube/kubeconfig.hpp"
-#include "kube/rest_config.hpp"
+#include "shared/kube/kubeconfig.hpp"
+#include "shared/kube/rest_config.hpp"
 
 namespace fed::kube {
 

@@ -1,8 +1,8 @@
-#include "kube/http_endpoint.hpp"
+#include "shared/kube/http_endpoint.hpp"
 
 #include <curl/curl.h>
 
-#include "raii/c_handle.hpp"
+#include "shared/raii/c_handle.hpp"
 
 namespace fed::kube {
 namespace {

@@ -5,8 +5,8 @@
 
 #include <string>
 
-#include "kube/rest_config.hpp"
-#include "result/result.hpp"
+#include "shared/kube/rest_config.hpp"
+#include "shared/result/result.hpp"
 
 namespace fed::kube {
 

@@ -1,4 +1,4 @@
-#include "kube/http_transport.hpp"
+#include "shared/kube/http_transport.hpp"
 
 #include <curl/curl.h>
 #include <pthread.h>
@@ -9,10 +9,10 @@
 #include <mutex>
 #include <string>
 
-#include "kube/curl_failure.hpp"
-#include "kube/curl_tls.hpp"
-#include "kube/http_endpoint.hpp"
-#include "raii/c_handle.hpp"
+#include "shared/kube/curl_failure.hpp"
+#include "shared/kube/curl_tls.hpp"
+#include "shared/kube/http_endpoint.hpp"
+#include "shared/raii/c_handle.hpp"
 
 // Connection reuse: every pooled handle is an easy handle bound to its own multi handle. The
 // multi keeps the handle's connection cache between transfers (keep-alive, one HTTP/2

@@ -13,8 +13,8 @@
 #include <utility>
 #include <vector>
 
-#include "kube/api_result.hpp"
-#include "kube/rest_config.hpp"
+#include "shared/kube/api_result.hpp"
+#include "shared/kube/rest_config.hpp"
 
 namespace fed::kube {
 

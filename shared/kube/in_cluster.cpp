@@ -1,4 +1,4 @@
-#include "kube/in_cluster.hpp"
+#include "shared/kube/in_cluster.hpp"
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
@@ -7,9 +7,9 @@
 #include <memory>
 #include <string>
 
-#include "kube/token_credentials.hpp"
-#include "util/read_file.hpp"
-#include "util/strings.hpp"
+#include "shared/kube/token_credentials.hpp"
+#include "shared/util/read_file.hpp"
+#include "shared/util/strings.hpp"
 
 namespace fed::kube {
 namespace {

@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <string_view>
 
-#include "kube/rest_config.hpp"
+#include "shared/kube/rest_config.hpp"
 
 namespace fed::kube {
 

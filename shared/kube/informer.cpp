@@ -1,11 +1,11 @@
-#include "kube/informer.hpp"
+#include "shared/kube/informer.hpp"
 
 #include <spdlog/spdlog.h>
 
 #include <utility>
 
-#include "kube/dynamic_client.hpp"
-#include "kube/interruptible_sleep.hpp"
+#include "shared/kube/dynamic_client.hpp"
+#include "shared/kube/interruptible_sleep.hpp"
 
 namespace fed::kube {
 

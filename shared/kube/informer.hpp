@@ -13,9 +13,9 @@
 #include <thread>
 #include <vector>
 
-#include "kube/object_store.hpp"
-#include "kube/resource_ref.hpp"
-#include "kube/watch.hpp"
+#include "shared/kube/object_store.hpp"
+#include "shared/kube/resource_ref.hpp"
+#include "shared/kube/watch.hpp"
 
 namespace fed::kube {
 

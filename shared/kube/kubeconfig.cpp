@@ -1,4 +1,4 @@
-#include "kube/kubeconfig.hpp"
+#include "shared/kube/kubeconfig.hpp"
 
 #include <pwd.h>
 #include <unistd.h>
@@ -11,9 +11,9 @@
 #include <system_error>
 #include <utility>
 
-#include "util/base64.hpp"
-#include "util/read_file.hpp"
-#include "util/strings.hpp"
+#include "shared/util/base64.hpp"
+#include "shared/util/read_file.hpp"
+#include "shared/util/strings.hpp"
 
 namespace fed::kube {
 namespace {

@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "result/result.hpp"
+#include "shared/result/result.hpp"
 
 namespace fed::kube {
 

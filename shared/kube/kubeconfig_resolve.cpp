@@ -1,4 +1,4 @@
-#include "kube/kubeconfig_resolve.hpp"
+#include "shared/kube/kubeconfig_resolve.hpp"
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
@@ -7,10 +7,10 @@
 #include <string>
 #include <utility>
 
-#include "kube/exec_credential.hpp"
-#include "kube/token_credentials.hpp"
-#include "util/read_file.hpp"
-#include "util/strings.hpp"
+#include "shared/kube/exec_credential.hpp"
+#include "shared/kube/token_credentials.hpp"
+#include "shared/util/read_file.hpp"
+#include "shared/util/strings.hpp"
 
 namespace fed::kube {
 namespace {

@@ -4,9 +4,9 @@
 
 #include <filesystem>
 
-#include "kube/in_cluster.hpp"
-#include "kube/kubeconfig.hpp"
-#include "kube/rest_config.hpp"
+#include "shared/kube/in_cluster.hpp"
+#include "shared/kube/kubeconfig.hpp"
+#include "shared/kube/rest_config.hpp"
 
 namespace fed::kube {
 

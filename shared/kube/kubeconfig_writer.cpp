@@ -1,10 +1,10 @@
-#include "kube/kubeconfig_writer.hpp"
+#include "shared/kube/kubeconfig_writer.hpp"
 
 #include <yaml-cpp/yaml.h>
 
 #include <utility>
 
-#include "util/base64.hpp"
+#include "shared/util/base64.hpp"
 
 namespace fed::kube {
 namespace {

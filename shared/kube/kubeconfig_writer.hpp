@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "kube/kubeconfig.hpp"
+#include "shared/kube/kubeconfig.hpp"
 
 namespace fed::kube {
 

@@ -1,4 +1,4 @@
-#include "kube/label_selector.hpp"
+#include "shared/kube/label_selector.hpp"
 
 #include <algorithm>
 #include <cctype>

@@ -1,4 +1,4 @@
-#include "kube/label_selector.hpp"
+#include "shared/kube/label_selector.hpp"
 
 // The parser of the string form, kept apart from matching and validation (label_selector.cpp).
 // The grammar follows k8s.io/apimachinery/pkg/labels: comma-separated requirements, each

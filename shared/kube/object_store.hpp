@@ -14,8 +14,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "kube/label_selector.hpp"
-#include "kube/reconciler.hpp"
+#include "shared/kube/label_selector.hpp"
+#include "shared/kube/reconciler.hpp"
 
 namespace fed::kube {
 

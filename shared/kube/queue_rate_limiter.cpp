@@ -1,4 +1,4 @@
-#include "kube/queue_rate_limiter.hpp"
+#include "shared/kube/queue_rate_limiter.hpp"
 
 #include <algorithm>
 #include <cmath>

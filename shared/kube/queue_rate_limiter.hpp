@@ -11,8 +11,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "kube/rate_limiter.hpp"
-#include "kube/reconciler.hpp"
+#include "shared/kube/rate_limiter.hpp"
+#include "shared/kube/reconciler.hpp"
 
 namespace fed::kube {
 

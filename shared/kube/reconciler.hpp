@@ -7,7 +7,7 @@
 #include <string>
 #include <tuple>
 
-#include "result/result.hpp"
+#include "shared/result/result.hpp"
 
 namespace fed::kube {
 

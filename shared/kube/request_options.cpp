@@ -1,4 +1,4 @@
-#include "kube/request_options.hpp"
+#include "shared/kube/request_options.hpp"
 
 #include <nlohmann/json.hpp>
 

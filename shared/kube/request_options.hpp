@@ -10,7 +10,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
-#include "kube/resource_ref.hpp"
+#include "shared/kube/resource_ref.hpp"
 
 namespace fed::kube {
 

@@ -1,4 +1,4 @@
-#include "kube/resource_ref.hpp"
+#include "shared/kube/resource_ref.hpp"
 
 namespace fed::kube {
 namespace {

@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-#include "result/result.hpp"
+#include "shared/result/result.hpp"
 
 namespace fed::kube {
 

@@ -1,4 +1,4 @@
-#include "kube/rest_client.hpp"
+#include "shared/kube/rest_client.hpp"
 
 #include <spdlog/spdlog.h>
 
@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <utility>
 
-#include "kube/interruptible_sleep.hpp"
+#include "shared/kube/interruptible_sleep.hpp"
 
 namespace fed::kube {
 namespace {

@@ -13,11 +13,11 @@
 
 #include <nlohmann/json_fwd.hpp>
 
-#include "kube/api_result.hpp"
-#include "kube/http_transport.hpp"
-#include "kube/rate_limiter.hpp"
-#include "kube/rest_config.hpp"
-#include "kube/retry_policy.hpp"
+#include "shared/kube/api_result.hpp"
+#include "shared/kube/http_transport.hpp"
+#include "shared/kube/rate_limiter.hpp"
+#include "shared/kube/rest_config.hpp"
+#include "shared/kube/retry_policy.hpp"
 
 namespace fed::kube {
 

@@ -7,7 +7,7 @@
 #include <optional>
 #include <string>
 
-#include "result/result.hpp"
+#include "shared/result/result.hpp"
 
 namespace fed::kube {
 
@@ -36,21 +36,21 @@ class CertificateSource {
 };
 
 struct RestConfig {
-  std::string server;                // https://host:port[/path], no trailing slash
-  std::string ca_pem;                // trusted CAs in PEM; empty = system trust store
+  std::string server;  // https://host:port[/path], no trailing slash
+  std::string ca_pem;  // trusted CAs in PEM; empty = system trust store
   bool insecure_skip_tls_verify = false;
-  std::string tls_server_name;       // SNI / verification name override; empty = host of server
-  std::string proxy_url;             // http(s):// or socks5:// proxy; empty = none
-  std::optional<ClientCertificate> client_certificate;      // static cert/key
-  std::shared_ptr<CertificateSource> certificate_source;    // dynamic cert (exec plugin)
-  std::shared_ptr<CredentialSource> credentials;            // bearer token, if any
-  std::string username, password;                            // basic auth (legacy)
-  std::string default_namespace = "default";                 // the context's namespace
-  std::string context_name;                                  // for messages
-  std::string cluster_name;                                  // for messages
+  std::string tls_server_name;  // SNI / verification name override; empty = host of server
+  std::string proxy_url;        // http(s):// or socks5:// proxy; empty = none
+  std::optional<ClientCertificate> client_certificate;    // static cert/key
+  std::shared_ptr<CertificateSource> certificate_source;  // dynamic cert (exec plugin)
+  std::shared_ptr<CredentialSource> credentials;          // bearer token, if any
+  std::string username, password;                         // basic auth (legacy)
+  std::string default_namespace = "default";              // the context's namespace
+  std::string context_name;                               // for messages
+  std::string cluster_name;                               // for messages
   std::string user_agent = "kubectl-fed";
-  std::chrono::milliseconds request_timeout{0};              // 0 = none (watch streams)
-  double qps = 50.0;                                         // client-side rate limit
+  std::chrono::milliseconds request_timeout{0};  // 0 = none (watch streams)
+  double qps = 50.0;                             // client-side rate limit
   int burst = 100;
 };
 

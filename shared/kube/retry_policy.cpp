@@ -1,4 +1,4 @@
-#include "kube/retry_policy.hpp"
+#include "shared/kube/retry_policy.hpp"
 
 #include <algorithm>
 #include <charconv>

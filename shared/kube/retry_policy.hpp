@@ -10,7 +10,7 @@
 #include <random>
 #include <string_view>
 
-#include "kube/api_error.hpp"
+#include "shared/kube/api_error.hpp"
 
 namespace fed::kube {
 

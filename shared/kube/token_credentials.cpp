@@ -1,9 +1,9 @@
-#include "kube/token_credentials.hpp"
+#include "shared/kube/token_credentials.hpp"
 
 #include <fmt/format.h>
 
-#include "util/read_file.hpp"
-#include "util/strings.hpp"
+#include "shared/util/read_file.hpp"
+#include "shared/util/strings.hpp"
 
 namespace fed::kube {
 

@@ -1,11 +1,11 @@
-#include "kube/upgrade_stream.hpp"
+#include "shared/kube/upgrade_stream.hpp"
 
 #include <curl/curl.h>
 #include <poll.h>
 
-#include "kube/curl_tls.hpp"
-#include "kube/http_endpoint.hpp"
-#include "raii/c_handle.hpp"
+#include "shared/kube/curl_tls.hpp"
+#include "shared/kube/http_endpoint.hpp"
+#include "shared/raii/c_handle.hpp"
 
 namespace fed::kube {
 namespace {

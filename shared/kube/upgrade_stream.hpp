@@ -12,8 +12,8 @@
 #include <utility>
 #include <vector>
 
-#include "kube/rest_config.hpp"
-#include "result/result.hpp"
+#include "shared/kube/rest_config.hpp"
+#include "shared/result/result.hpp"
 
 namespace fed::kube {
 

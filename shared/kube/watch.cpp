@@ -1,4 +1,4 @@
-#include "kube/watch.hpp"
+#include "shared/kube/watch.hpp"
 
 #include <spdlog/spdlog.h>
 
@@ -6,9 +6,9 @@
 #include <random>
 #include <utility>
 
-#include "kube/dynamic_client.hpp"
-#include "kube/interruptible_sleep.hpp"
-#include "kube/rest_client.hpp"
+#include "shared/kube/dynamic_client.hpp"
+#include "shared/kube/interruptible_sleep.hpp"
+#include "shared/kube/rest_client.hpp"
 
 namespace fed::kube {
 namespace {

@@ -13,11 +13,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "kube/api_result.hpp"
-#include "kube/request_options.hpp"
-#include "kube/resource_ref.hpp"
-#include "kube/retry_policy.hpp"
-#include "kube/watch_decoder.hpp"
+#include "shared/kube/api_result.hpp"
+#include "shared/kube/request_options.hpp"
+#include "shared/kube/resource_ref.hpp"
+#include "shared/kube/retry_policy.hpp"
+#include "shared/kube/watch_decoder.hpp"
 
 namespace fed::kube {
 

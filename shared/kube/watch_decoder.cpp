@@ -1,4 +1,4 @@
-#include "kube/watch_decoder.hpp"
+#include "shared/kube/watch_decoder.hpp"
 
 namespace fed::kube {
 

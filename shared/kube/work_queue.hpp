@@ -18,8 +18,8 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "kube/queue_rate_limiter.hpp"
-#include "kube/reconciler.hpp"
+#include "shared/kube/queue_rate_limiter.hpp"
+#include "shared/kube/reconciler.hpp"
 
 namespace fed::kube {
 

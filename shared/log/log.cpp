@@ -1,4 +1,4 @@
-#include "log/log.hpp"
+#include "shared/log/log.hpp"
 
 #include <spdlog/pattern_formatter.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
@@ -27,7 +27,8 @@ class JsonFormatter final : public spdlog::formatter {
     if (msg.logger_name.size() != 0) {
       j["logger"] = std::string(msg.logger_name.data(), msg.logger_name.size());
     }
-    const std::string line = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+    const std::string line =
+        j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
     dest.append(line.data(), line.data() + line.size());
   }
   std::unique_ptr<spdlog::formatter> clone() const override {

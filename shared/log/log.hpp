@@ -4,7 +4,7 @@
 
 #include <string_view>
 
-#include "result/result.hpp"
+#include "shared/result/result.hpp"
 
 namespace fed::log {
 

@@ -1,4 +1,4 @@
-#include "metrics/metric.hpp"
+#include "shared/metrics/metric.hpp"
 
 #include <algorithm>
 #include <cassert>

@@ -1,4 +1,4 @@
-#include "metrics/process_metrics.hpp"
+#include "shared/metrics/process_metrics.hpp"
 
 #include <sys/resource.h>
 #include <unistd.h>

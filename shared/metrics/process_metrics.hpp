@@ -3,7 +3,7 @@
 // from /proc at each scrape: CPU seconds, resident and virtual memory, open and maximum file
 // descriptors, and the process start time.
 
-#include "metrics/registry.hpp"
+#include "shared/metrics/registry.hpp"
 
 namespace fed::metrics {
 

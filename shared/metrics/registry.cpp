@@ -1,11 +1,11 @@
-#include "metrics/registry.hpp"
+#include "shared/metrics/registry.hpp"
 
 #include <spdlog/spdlog.h>
 
 #include <cmath>
 #include <cstdlib>
 
-#include "metrics/text_format.hpp"
+#include "shared/metrics/text_format.hpp"
 
 namespace fed::metrics {
 namespace detail {

@@ -15,7 +15,7 @@
 #include <string_view>
 #include <vector>
 
-#include "metrics/metric.hpp"
+#include "shared/metrics/metric.hpp"
 
 namespace fed::metrics {
 

@@ -1,4 +1,4 @@
-#include "metrics/text_format.hpp"
+#include "shared/metrics/text_format.hpp"
 
 #include <charconv>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "offload/node_selector_match.hpp"
+#include "shared/offload/node_selector_match.hpp"
 
 #include <algorithm>
 #include <charconv>

@@ -12,9 +12,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "fedapi/node_selector.hpp"
-#include "kube/label_selector.hpp"
-#include "result/result.hpp"
+#include "shared/fedapi/node_selector.hpp"
+#include "shared/kube/label_selector.hpp"
+#include "shared/result/result.hpp"
 
 namespace fed::offload {
 

@@ -3,7 +3,7 @@
 // RoleBinding in the offloaded namespace that gives the manager's ServiceAccount ClusterRole
 // kReflectionRole (read those kinds) there and nowhere else. `kubectl fed offload` creates it
 // with the caller's rights and `unoffload` removes it; the manager never holds these rights
-// cluster-wide (agent/offload/config_reflector.hpp). Pure.
+// cluster-wide (agent/manager/offload/reflection/config_reflector.hpp). Pure.
 
 #include <string>
 #include <string_view>

@@ -1,4 +1,4 @@
-#include "offload/remote_namespace.hpp"
+#include "shared/offload/remote_namespace.hpp"
 
 namespace fed::offload {
 namespace {

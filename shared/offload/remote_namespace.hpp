@@ -7,8 +7,8 @@
 #include <string>
 #include <string_view>
 
-#include "fedapi/offloading.hpp"
-#include "result/result.hpp"
+#include "shared/fedapi/offloading.hpp"
+#include "shared/result/result.hpp"
 
 namespace fed::offload {
 

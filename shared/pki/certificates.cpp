@@ -1,4 +1,4 @@
-#include "pki/certificates.hpp"
+#include "shared/pki/certificates.hpp"
 
 #include <openssl/bio.h>
 #include <openssl/bn.h>
@@ -10,8 +10,8 @@
 
 #include <ctime>
 
-#include "pki/openssl_error.hpp"
-#include "raii/c_handle.hpp"
+#include "shared/pki/openssl_error.hpp"
+#include "shared/raii/c_handle.hpp"
 
 namespace fed::pki {
 namespace {

@@ -1,4 +1,4 @@
-#include "pki/openssl_error.hpp"
+#include "shared/pki/openssl_error.hpp"
 
 #include <openssl/err.h>
 

@@ -1,14 +1,14 @@
-#include "reconfig/allow_list.hpp"
+#include "shared/reconfig/allow_list.hpp"
 
 #include <algorithm>
 #include <charconv>
 #include <regex>
 #include <string>
 
-#include "util/duration.hpp"
-#include "util/edit_distance.hpp"
-#include "util/quantity.hpp"
-#include "util/strings.hpp"
+#include "shared/util/duration.hpp"
+#include "shared/util/edit_distance.hpp"
+#include "shared/util/quantity.hpp"
+#include "shared/util/strings.hpp"
 
 namespace fed::reconfig {
 namespace {

@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "result/result.hpp"
+#include "shared/result/result.hpp"
 
 namespace fed::reconfig {
 

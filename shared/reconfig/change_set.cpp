@@ -1,12 +1,12 @@
-#include "reconfig/change_set.hpp"
+#include "shared/reconfig/change_set.hpp"
 
 #include <algorithm>
 #include <map>
 #include <set>
 #include <utility>
 
-#include "reconfig/allow_list.hpp"
-#include "util/quantity.hpp"
+#include "shared/reconfig/allow_list.hpp"
+#include "shared/util/quantity.hpp"
 
 namespace fed::reconfig {
 namespace {

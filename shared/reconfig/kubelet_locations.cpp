@@ -1,6 +1,6 @@
-#include "reconfig/kubelet_locations.hpp"
+#include "shared/reconfig/kubelet_locations.hpp"
 
-#include "util/strings.hpp"
+#include "shared/util/strings.hpp"
 
 namespace fed::reconfig {
 namespace {

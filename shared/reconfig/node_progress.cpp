@@ -1,9 +1,9 @@
-#include "reconfig/node_progress.hpp"
+#include "shared/reconfig/node_progress.hpp"
 
 #include <array>
 #include <utility>
 
-#include "util/rfc3339.hpp"
+#include "shared/util/rfc3339.hpp"
 
 namespace fed::reconfig {
 namespace {

@@ -1,4 +1,4 @@
-#include "util/build_info.hpp"
+#include "shared/util/build_info.hpp"
 
 #ifndef FED_VERSION
 #error "FED_VERSION must be defined by CMake"

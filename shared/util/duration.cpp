@@ -1,4 +1,4 @@
-#include "util/duration.hpp"
+#include "shared/util/duration.hpp"
 
 #include <cstdint>
 #include <limits>
@@ -152,6 +152,16 @@ std::string format_duration(std::chrono::nanoseconds d) {
     out += "s";
   }
   return out;
+}
+
+Result<std::chrono::milliseconds> parse_positive_duration(std::string_view value,
+                                                          std::string_view flag) {
+  auto d = parse_duration(value);
+  if (!d || d->count() <= 0) {
+    return fail(ErrorCode::Invalid, "invalid " + std::string(flag) + " \"" + std::string(value) +
+                                        "\": use a positive duration such as 30s or 2m");
+  }
+  return std::chrono::duration_cast<std::chrono::milliseconds>(*d);
 }
 
 }  // namespace fed::util

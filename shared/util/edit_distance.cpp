@@ -1,8 +1,8 @@
-#include "util/edit_distance.hpp"
+#include "shared/util/edit_distance.hpp"
 
 #include <algorithm>
 
-#include "util/strings.hpp"
+#include "shared/util/strings.hpp"
 
 namespace fed::util {
 

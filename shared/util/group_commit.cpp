@@ -1,4 +1,4 @@
-#include "util/group_commit.hpp"
+#include "shared/util/group_commit.hpp"
 
 namespace fed::util {
 

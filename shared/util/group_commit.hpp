@@ -9,7 +9,7 @@
 #include <functional>
 #include <mutex>
 
-#include "result/result.hpp"
+#include "shared/result/result.hpp"
 
 namespace fed::util {
 

@@ -1,4 +1,4 @@
-#include "util/quantity.hpp"
+#include "shared/util/quantity.hpp"
 
 #include <algorithm>
 #include <cmath>

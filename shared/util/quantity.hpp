@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-#include "result/result.hpp"
+#include "shared/result/result.hpp"
 
 namespace fed::util {
 

@@ -1,4 +1,4 @@
-#include "util/read_file.hpp"
+#include "shared/util/read_file.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -8,7 +8,7 @@
 #include <cerrno>
 #include <cstring>
 
-#include "raii/fd.hpp"
+#include "shared/raii/fd.hpp"
 
 namespace fed::util {
 namespace {

@@ -4,7 +4,7 @@
 #include <filesystem>
 #include <string>
 
-#include "result/result.hpp"
+#include "shared/result/result.hpp"
 
 namespace fed::util {
 

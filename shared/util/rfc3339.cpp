@@ -1,4 +1,4 @@
-#include "util/rfc3339.hpp"
+#include "shared/util/rfc3339.hpp"
 
 #include <fmt/format.h>
 

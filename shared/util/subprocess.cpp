@@ -1,4 +1,4 @@
-#include "util/subprocess.hpp"
+#include "shared/util/subprocess.hpp"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -16,8 +16,8 @@
 #include <string_view>
 #include <thread>
 
-#include "raii/cleanup.hpp"
-#include "raii/fd.hpp"
+#include "shared/raii/cleanup.hpp"
+#include "shared/raii/fd.hpp"
 
 extern char** environ;  // NOLINT: POSIX
 

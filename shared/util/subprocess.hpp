@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "result/result.hpp"
+#include "shared/result/result.hpp"
 
 namespace fed::util {
 

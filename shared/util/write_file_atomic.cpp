@@ -1,4 +1,4 @@
-#include "util/write_file_atomic.hpp"
+#include "shared/util/write_file_atomic.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -8,8 +8,8 @@
 #include <cstring>
 #include <string>
 
-#include "raii/cleanup.hpp"
-#include "raii/fd.hpp"
+#include "shared/raii/cleanup.hpp"
+#include "shared/raii/fd.hpp"
 
 namespace fed::util {
 namespace {

@@ -1,4 +1,4 @@
-#include "util/yaml_text.hpp"
+#include "shared/util/yaml_text.hpp"
 
 #include <yaml-cpp/yaml.h>
 

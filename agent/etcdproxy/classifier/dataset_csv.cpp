@@ -1,4 +1,4 @@
-#include "etcdproxy/classifier/dataset_csv.hpp"
+#include "agent/etcdproxy/classifier/dataset_csv.hpp"
 
 #include <algorithm>
 #include <cmath>

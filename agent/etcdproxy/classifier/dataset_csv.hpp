@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "etcdproxy/classifier/leader_features.hpp"
-#include "etcdproxy/classifier/xgb_model.hpp"
-#include "result/result.hpp"
+#include "agent/etcdproxy/classifier/leader_features.hpp"
+#include "agent/etcdproxy/classifier/xgb_model.hpp"
+#include "shared/result/result.hpp"
 
 namespace fed::etcdproxy::classifier {
 

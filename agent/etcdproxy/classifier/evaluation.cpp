@@ -1,4 +1,4 @@
-#include "etcdproxy/classifier/evaluation.hpp"
+#include "agent/etcdproxy/classifier/evaluation.hpp"
 
 #include <algorithm>
 #include <cstdio>

@@ -11,9 +11,9 @@
 #include <string_view>
 #include <vector>
 
-#include "etcdproxy/classifier/dataset_csv.hpp"
-#include "etcdproxy/classifier/xgb_model.hpp"
-#include "result/result.hpp"
+#include "agent/etcdproxy/classifier/dataset_csv.hpp"
+#include "agent/etcdproxy/classifier/xgb_model.hpp"
+#include "shared/result/result.hpp"
 
 namespace fed::etcdproxy::classifier {
 

@@ -14,8 +14,8 @@
 #include <optional>
 #include <string_view>
 
-#include "etcdproxy/classifier/counter_rates.hpp"
-#include "etcdproxy/classifier/prom_text.hpp"
+#include "agent/etcdproxy/classifier/counter_rates.hpp"
+#include "agent/etcdproxy/classifier/prom_text.hpp"
 
 namespace fed::etcdproxy::classifier {
 

@@ -1,10 +1,10 @@
-#include "etcdproxy/classifier/leader_sampler.hpp"
+#include "agent/etcdproxy/classifier/leader_sampler.hpp"
 
 #include <algorithm>
 #include <cstdlib>
 #include <string>
 
-#include "etcd/codec_cluster.hpp"
+#include "shared/etcd/codec_cluster.hpp"
 
 namespace fed::etcdproxy::classifier {
 namespace {

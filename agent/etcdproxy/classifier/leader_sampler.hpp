@@ -12,10 +12,10 @@
 #include <optional>
 #include <vector>
 
-#include "etcd/gateway_transport.hpp"
-#include "etcd/types.hpp"
-#include "etcdproxy/classifier/leader_features.hpp"
-#include "result/result.hpp"
+#include "agent/etcdproxy/classifier/leader_features.hpp"
+#include "shared/etcd/gateway_transport.hpp"
+#include "shared/etcd/types.hpp"
+#include "shared/result/result.hpp"
 
 namespace fed::etcdproxy::classifier {
 

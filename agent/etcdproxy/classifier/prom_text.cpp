@@ -1,4 +1,4 @@
-#include "etcdproxy/classifier/prom_text.hpp"
+#include "agent/etcdproxy/classifier/prom_text.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-#include "result/result.hpp"
+#include "shared/result/result.hpp"
 
 namespace fed::etcdproxy::classifier {
 

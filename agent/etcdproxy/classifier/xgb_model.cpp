@@ -1,4 +1,4 @@
-#include "etcdproxy/classifier/xgb_model.hpp"
+#include "agent/etcdproxy/classifier/xgb_model.hpp"
 
 #include <xgboost/c_api.h>
 
@@ -6,7 +6,7 @@
 #include <limits>
 #include <string>
 
-#include "raii/c_handle.hpp"
+#include "shared/raii/c_handle.hpp"
 
 namespace fed::etcdproxy::classifier {
 namespace {

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "result/result.hpp"
+#include "shared/result/result.hpp"
 
 namespace fed::etcdproxy::classifier {
 

@@ -1,6 +1,6 @@
-#include "etcdproxy/cli/etcd_proxy_flags.hpp"
+#include "agent/etcdproxy/cli/etcd_proxy_flags.hpp"
 
-#include "util/strings.hpp"
+#include "shared/util/strings.hpp"
 
 namespace fed::etcdproxy {
 

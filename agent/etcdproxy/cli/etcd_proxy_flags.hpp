@@ -6,9 +6,9 @@
 
 #include <CLI/CLI.hpp>
 
-#include "etcd/proxy_status.hpp"
-#include "etcdproxy/options.hpp"
-#include "result/result.hpp"
+#include "agent/etcdproxy/options.hpp"
+#include "shared/etcd/proxy_status.hpp"
+#include "shared/result/result.hpp"
 
 namespace fed::etcdproxy {
 

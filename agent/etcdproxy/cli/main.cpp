@@ -1,22 +1,22 @@
 // fed-etcd-proxy: the etcd proxy as a process of its own, for the netns tests, the benchmarks and
 // debugging. `fed-agent etcd-proxy` runs the same run_etcd_proxy().
-#include <pthread.h>
-#include <signal.h>
-
 #include <spdlog/spdlog.h>
 #include <CLI/CLI.hpp>
 
+#include <atomic>
+#include <chrono>
 #include <exception>
 #include <memory>
 #include <stop_token>
 #include <string>
 #include <thread>
 
-#include "etcdproxy/cli/etcd_proxy_flags.hpp"
-#include "etcdproxy/etcd_proxy.hpp"
-#include "http/server.hpp"
-#include "log/log.hpp"
-#include "metrics/registry.hpp"
+#include "agent/etcdproxy/cli/etcd_proxy_flags.hpp"
+#include "agent/etcdproxy/etcd_proxy.hpp"
+#include "agent/roles/signals.hpp"
+#include "shared/http/server.hpp"
+#include "shared/log/log.hpp"
+#include "shared/metrics/registry.hpp"
 
 namespace {
 
@@ -43,12 +43,13 @@ int run(int argc, char** argv) {
   }
   const fed::etcdproxy::EtcdProxyOptions& o = *options;
 
-  // Signals are taken by sigwait on this thread; every other thread inherits the mask.
-  sigset_t set;
-  sigemptyset(&set);
-  sigaddset(&set, SIGTERM);
-  sigaddset(&set, SIGINT);
-  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  // SIGTERM and SIGINT are read from a signalfd on this thread; the mask is set before any other
+  // thread starts, so every thread inherits it.
+  auto signals = fed::agent::ShutdownSignals::install();
+  if (!signals) {
+    spdlog::error("{}", signals.error().message());
+    return 1;
+  }
 
   fed::metrics::Registry registry;
   std::unique_ptr<fed::http::Server> server;
@@ -74,12 +75,13 @@ int run(int argc, char** argv) {
   }
   std::stop_source stop;
   fed::Status result = fed::ok();
+  std::atomic<bool> ended{false};
   std::thread proxy([&] {
     result = fed::etcdproxy::run_etcd_proxy(o, registry, stop.get_token());
-    if (!result) kill(getpid(), SIGTERM);  // wake sigwait
+    ended = true;
   });
-  int sig = 0;
-  sigwait(&set, &sig);
+  while (!ended && !signals->wait(std::chrono::milliseconds(200))) {
+  }
   stop.request_stop();
   proxy.join();
   if (server) server->stop();

@@ -1,15 +1,13 @@
-#include "podpreset/cli/pod_preset_command.hpp"
+#include "agent/podpreset/cli/pod_preset_command.hpp"
 
 #include <cstdlib>
 
-#include "podpreset/pod_preset_runner.hpp"
+#include "agent/podpreset/pod_preset_runner.hpp"
 
 namespace fed::podpreset {
 
-PodPresetCommand::PodPresetCommand(CLI::App& app)
-    : command_(app.add_subcommand(
-          "podpreset", "Serve the PodPreset webhook on a cluster (Deployment; seed 003 T1)")),
-      bind_address(kDefaultPodPresetBindAddress) {
+PodPresetCommand::PodPresetCommand(CLI::App& command)
+    : command_(&command), bind_address(kDefaultPodPresetBindAddress) {
   command_->add_option("--webhook-bind-address", bind_address, "host:port of the webhook (HTTPS)")
       ->capture_default_str();
   command_->add_option("--webhook-cert-dir", cert_dir,

@@ -6,18 +6,23 @@
 
 #include <CLI/CLI.hpp>
 
-#include "roles/role_runner.hpp"
+#include "agent/roles/role_command.hpp"
+
+#include "agent/roles/role_runner.hpp"
 
 namespace fed::podpreset {
 
-class PodPresetCommand final {
+class PodPresetCommand final : public agent::RoleCommand {
  public:
-  explicit PodPresetCommand(CLI::App& app);
+  // Adds the flags to `command` (fed-agent's podpreset subcommand).
+  explicit PodPresetCommand(CLI::App& command);
   PodPresetCommand(const PodPresetCommand&) = delete;
   PodPresetCommand& operator=(const PodPresetCommand&) = delete;
 
-  bool parsed() const { return command_->parsed(); }
   std::unique_ptr<agent::RoleRunner> runner() const;
+  int run(const agent::AgentOptions& options) override {
+    return agent::run_role_or_usage(runner(), options);
+  }
 
  private:
   CLI::App* command_;

@@ -1,15 +1,14 @@
-#include "tenancy/cli/tenancy_command.hpp"
+#include "agent/tenancy/cli/tenancy_command.hpp"
 
 #include <cstdlib>
 
-#include "os/net_types.hpp"
-#include "tenancy/tenancy_runner.hpp"
+#include "agent/tenancy/tenancy_runner.hpp"
+#include "shared/net/net_types.hpp"
 
 namespace fed::tenancy {
 
-TenancyCommand::TenancyCommand(CLI::App& app)
-    : command_(app.add_subcommand("tenancy",
-                                  "Run a provider's tenancy enforcement on a member (Deployment)")),
+TenancyCommand::TenancyCommand(CLI::App& command)
+    : command_(&command),
       bind_address(kDefaultTenancyBindAddress),
       default_request("cpu=50m,memory=64Mi") {
   command_
@@ -48,7 +47,7 @@ Result<std::unique_ptr<agent::RoleRunner>> TenancyCommand::runner() const {
   FED_ASSIGN_OR_RETURN(options.policy.default_request,
                        parse_resource_list(default_request, "--default-request"));
   if (!local_pod_cidr.empty()) {
-    auto cidr = os::Cidr::parse(local_pod_cidr);
+    auto cidr = net::Cidr::parse(local_pod_cidr);
     if (!cidr) {
       return fail(ErrorCode::Invalid,
                   "--local-pod-cidr: " + cidr.error().message() + " (e.g. 10.244.0.0/16)");

@@ -7,20 +7,25 @@
 
 #include <CLI/CLI.hpp>
 
-#include "result/result.hpp"
-#include "roles/role_runner.hpp"
+#include "agent/roles/role_command.hpp"
+
+#include "agent/roles/role_runner.hpp"
+#include "shared/result/result.hpp"
 
 namespace fed::tenancy {
 
-class TenancyCommand final {
+class TenancyCommand final : public agent::RoleCommand {
  public:
-  explicit TenancyCommand(CLI::App& app);
+  // Adds the flags to `command` (fed-agent's tenancy subcommand).
+  explicit TenancyCommand(CLI::App& command);
   TenancyCommand(const TenancyCommand&) = delete;
   TenancyCommand& operator=(const TenancyCommand&) = delete;
 
-  bool parsed() const { return command_->parsed(); }
   // The runner; Invalid names the flag and the fix.
   Result<std::unique_ptr<agent::RoleRunner>> runner() const;
+  int run(const agent::AgentOptions& options) override {
+    return agent::run_role_or_usage(runner(), options);
+  }
 
  private:
   CLI::App* command_;

@@ -2,7 +2,7 @@
 # kubectl fed init on c1, join c3, join again, unjoin, as docs/JOIN.md describes, with the
 # refusals (bad flags, unreachable member, member of another federation) that must change
 # nothing. The manager runs as a process against c1 (the fed-agent image is not loaded), as in
-# tests/e2e/agent/federation/membership_test.sh; it reaches c3 through the credential Secret
+# tests/e2e/agent/manager/membership/membership_test.sh; it reaches c3 through the credential Secret
 # join wrote, so its progress proves the federation's identity works. c1 and c3 end clean.
 source "$(dirname "$0")/../lib.sh"
 FED=${KUBECTL_FED:-${FED_BINARY_DIR:?}/plugin/kubectl-fed}

@@ -10,9 +10,9 @@
 #include <fstream>
 #include <string>
 
-#include "etcdproxy/classifier/dataset_csv.hpp"
-#include "etcdproxy/classifier/evaluation.hpp"
-#include "etcdproxy/classifier/xgb_model.hpp"
+#include "agent/etcdproxy/classifier/dataset_csv.hpp"
+#include "agent/etcdproxy/classifier/evaluation.hpp"
+#include "agent/etcdproxy/classifier/xgb_model.hpp"
 
 using namespace fed;
 using namespace fed::etcdproxy::classifier;

@@ -11,10 +11,10 @@
 #include <string>
 #include <thread>
 
-#include "configmap_workload.hpp"
-#include "etcd_harness.hpp"
-#include "etcdproxy/etcd_proxy.hpp"
-#include "metrics/registry.hpp"
+#include "agent/etcdproxy/etcd_proxy.hpp"
+#include "shared/metrics/registry.hpp"
+#include "tests/bench/agent/etcdproxy/configmap_workload.hpp"
+#include "tests/netns/agent/etcdproxy/etcd_harness.hpp"
 
 namespace fed::etcdbench {
 

@@ -26,13 +26,13 @@
 #include <thread>
 #include <vector>
 
-#include "etcd/codec_cluster.hpp"
-#include "etcd_harness.hpp"
-#include "etcd_load.hpp"
-#include "etcdproxy/classifier/dataset_csv.hpp"
-#include "etcdproxy/classifier/evaluation.hpp"
-#include "etcdproxy/classifier/leader_sampler.hpp"
-#include "raii/fd.hpp"
+#include "agent/etcdproxy/classifier/dataset_csv.hpp"
+#include "agent/etcdproxy/classifier/evaluation.hpp"
+#include "agent/etcdproxy/classifier/leader_sampler.hpp"
+#include "shared/etcd/codec_cluster.hpp"
+#include "shared/raii/fd.hpp"
+#include "tests/bench/agent/etcdproxy/etcd_load.hpp"
+#include "tests/netns/agent/etcdproxy/etcd_harness.hpp"
 
 using namespace fed;
 using namespace fed::etcdproxy::classifier;

@@ -1,10 +1,10 @@
-#include "configmap_workload.hpp"
+#include "tests/bench/agent/etcdproxy/configmap_workload.hpp"
 
 #include <curl/curl.h>
 
 #include <chrono>
 
-#include "raii/c_handle.hpp"
+#include "shared/raii/c_handle.hpp"
 
 namespace fed::etcdbench {
 namespace {

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "result/result.hpp"
+#include "shared/result/result.hpp"
 
 namespace fed::etcdbench {
 

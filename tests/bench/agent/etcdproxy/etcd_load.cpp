@@ -1,8 +1,8 @@
-#include "etcd_load.hpp"
+#include "tests/bench/agent/etcdproxy/etcd_load.hpp"
 
 #include <chrono>
 
-#include "etcd/codec.hpp"
+#include "shared/etcd/codec.hpp"
 
 namespace fed::etcdbench {
 namespace {

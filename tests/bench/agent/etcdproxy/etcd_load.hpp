@@ -13,8 +13,8 @@
 #include <thread>
 #include <vector>
 
-#include "etcd/gateway_transport.hpp"
-#include "result/result.hpp"
+#include "shared/etcd/gateway_transport.hpp"
+#include "shared/result/result.hpp"
 
 namespace fed::etcdbench {
 

@@ -14,12 +14,12 @@
 #include <thread>
 #include <vector>
 
-#include "apiserver_fixture.hpp"
-#include "etcd_harness.hpp"
-#include "etcdproxy/etcd_proxy.hpp"
-#include "metrics/registry.hpp"
-#include "util/percentile.hpp"
-#include "util/strings.hpp"
+#include "agent/etcdproxy/etcd_proxy.hpp"
+#include "shared/metrics/registry.hpp"
+#include "shared/util/percentile.hpp"
+#include "shared/util/strings.hpp"
+#include "tests/bench/agent/etcdproxy/apiserver_fixture.hpp"
+#include "tests/netns/agent/etcdproxy/etcd_harness.hpp"
 
 using namespace fed;
 using namespace std::chrono_literals;

@@ -13,8 +13,8 @@
 #include <string>
 #include <thread>
 
-#include "kube/dynamic_client.hpp"
-#include "kube/kubeconfig_resolve.hpp"
+#include "shared/kube/dynamic_client.hpp"
+#include "shared/kube/kubeconfig_resolve.hpp"
 
 namespace fed::kube::e2e {
 

@@ -2,9 +2,9 @@
 // events` finds them, a repeated occurrence bumps the count of one Event, a new message starts
 // another.
 
-#include "kube/event_recorder.hpp"
+#include "shared/kube/event_recorder.hpp"
 
-#include "e2e_support.hpp"
+#include "tests/e2e/shared/kube/e2e_support.hpp"
 
 namespace {
 

@@ -11,9 +11,9 @@
 #include <set>
 #include <thread>
 
-#include "e2e_support.hpp"
-#include "kube/dynamic_client.hpp"
-#include "util/base64.hpp"
+#include "shared/kube/dynamic_client.hpp"
+#include "shared/util/base64.hpp"
+#include "tests/e2e/shared/kube/e2e_support.hpp"
 
 namespace fed::kube {
 

@@ -7,10 +7,10 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
-#include "e2e_support.hpp"
-#include "kube/controller.hpp"
-#include "kube/informer.hpp"
-#include "kube/watch.hpp"
+#include "shared/kube/controller.hpp"
+#include "shared/kube/informer.hpp"
+#include "shared/kube/watch.hpp"
+#include "tests/e2e/shared/kube/e2e_support.hpp"
 
 namespace fed::kube {
 

@@ -28,7 +28,7 @@
 #include <string>
 #include <thread>
 
-#include "raii/fd.hpp"
+#include "shared/raii/fd.hpp"
 
 namespace {
 

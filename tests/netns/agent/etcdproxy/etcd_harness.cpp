@@ -1,4 +1,4 @@
-#include "etcd_harness.hpp"
+#include "tests/netns/agent/etcdproxy/etcd_harness.hpp"
 
 #include <fcntl.h>
 #include <sched.h>

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "etcd/client.hpp"
-#include "raii/fd.hpp"
+#include "shared/etcd/client.hpp"
+#include "shared/raii/fd.hpp"
 
 namespace fed::etcdtest {
 

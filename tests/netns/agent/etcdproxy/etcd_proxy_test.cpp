@@ -2,15 +2,15 @@
 // with move-leader and a leader killed with SIGKILL, and keeps serving with a member down. The
 // client is the project's EtcdClient pointed at the proxy only, doing serial puts and
 // linearizable reads; every failed attempt is counted.
-#include "etcdproxy/etcd_proxy.hpp"
+#include "agent/etcdproxy/etcd_proxy.hpp"
 
 #include <doctest/doctest.h>
 #include <spdlog/spdlog.h>
 
 #include <thread>
 
-#include "etcd_harness.hpp"
-#include "metrics/registry.hpp"
+#include "shared/metrics/registry.hpp"
+#include "tests/netns/agent/etcdproxy/etcd_harness.hpp"
 
 using namespace fed;
 using namespace std::chrono_literals;

@@ -19,9 +19,9 @@
 #include <optional>
 #include <thread>
 
-#include "etcd/client.hpp"
-#include "etcd_harness.hpp"
-#include "util/subprocess.hpp"
+#include "shared/etcd/client.hpp"
+#include "shared/util/subprocess.hpp"
+#include "tests/netns/agent/etcdproxy/etcd_harness.hpp"
 
 using namespace fed;
 using namespace std::chrono_literals;

@@ -2,7 +2,7 @@
 // asks ready() on its own threads while the role stops. No etcd is needed: the one member is a
 // closed port, so the pollers keep failing. Meant for build/tsan, where a reader of a client
 // that stop() freed was reported (unit_agent_process, 2026-11-25).
-#include "etcdproxy/etcd_proxy.hpp"
+#include "agent/etcdproxy/etcd_proxy.hpp"
 
 #include <doctest/doctest.h>
 
@@ -10,7 +10,7 @@
 #include <chrono>
 #include <thread>
 
-#include "metrics/registry.hpp"
+#include "shared/metrics/registry.hpp"
 
 using namespace fed;
 using namespace std::chrono_literals;

@@ -1,4 +1,4 @@
-#include "etcdproxy/leader_health_monitor.hpp"
+#include "agent/etcdproxy/leader_health_monitor.hpp"
 
 #include <doctest/doctest.h>
 

@@ -1,8 +1,8 @@
-#include "etcdproxy/options.hpp"
+#include "agent/etcdproxy/options.hpp"
 
 #include <doctest/doctest.h>
 
-#include "etcdproxy/socket_util.hpp"
+#include "agent/etcdproxy/socket_util.hpp"
 
 using namespace fed::etcdproxy;
 

@@ -2,7 +2,7 @@
 // document served, a stale socket replaced, a live one or a regular file left alone, and the
 // file removed at stop. The uid check itself runs across users in the netns test
 // (tests/netns/agent/etcdproxy/etcd_status_test.cpp).
-#include "etcdproxy/status_socket.hpp"
+#include "agent/etcdproxy/status_socket.hpp"
 
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -15,7 +15,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "raii/fd.hpp"
+#include "shared/raii/fd.hpp"
 
 using namespace fed;
 using namespace fed::etcdproxy;

@@ -1,4 +1,4 @@
-#include "etcdproxy/tls_record_tracker.hpp"
+#include "agent/etcdproxy/tls_record_tracker.hpp"
 
 #include <doctest/doctest.h>
 

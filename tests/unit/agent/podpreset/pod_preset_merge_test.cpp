@@ -1,8 +1,8 @@
-#include "podpreset/pod_preset_merge.hpp"
+#include "agent/podpreset/pod_preset_merge.hpp"
 
 #include <doctest/doctest.h>
 
-#include "util/base64.hpp"
+#include "shared/util/base64.hpp"
 
 using fed::podpreset::inject;
 using fed::podpreset::matching_presets;

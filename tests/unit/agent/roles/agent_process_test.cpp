@@ -15,8 +15,8 @@
 #include <thread>
 #include <vector>
 
-#include "raii/fd.hpp"
-#include "shared/http/test_client.hpp"
+#include "shared/raii/fd.hpp"
+#include "tests/unit/shared/http/test_client.hpp"
 
 extern char** environ;
 

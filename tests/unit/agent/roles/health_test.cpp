@@ -1,4 +1,4 @@
-#include "roles/health.hpp"
+#include "agent/roles/health.hpp"
 
 #include <doctest/doctest.h>
 
@@ -6,10 +6,9 @@
 #include <chrono>
 #include <thread>
 
-#include "metrics/registry.hpp"
-#include "roles/idle_runner.hpp"
-#include "roles/options.hpp"
-#include "shared/http/test_client.hpp"
+#include "agent/roles/options.hpp"
+#include "shared/metrics/registry.hpp"
+#include "tests/unit/shared/http/test_client.hpp"
 
 using namespace std::chrono_literals;
 using fed::http::test::body_of;
@@ -87,19 +86,6 @@ TEST_CASE("/metrics serves the registry in the text format") {
         std::string::npos);
   CHECK(body_of(answer) ==
         "# HELP fed_test_total A test counter.\n# TYPE fed_test_total counter\nfed_test_total 2\n");
-}
-
-TEST_CASE("the idle runner is ready after start and not after stop") {
-  fed::agent::IdleRunner runner(fed::agent::Role::EtcdProxy);
-  fed::agent::AgentOptions options;
-  fed::metrics::Registry registry;
-  CHECK_FALSE(runner.ready());
-  REQUIRE(runner.start({options, registry}));
-  CHECK(runner.ready());
-  CHECK(runner.role() == fed::agent::Role::EtcdProxy);
-  runner.stop();
-  runner.stop();
-  CHECK_FALSE(runner.ready());
 }
 
 TEST_CASE("options: bind address is checked, klog levels map to log levels") {

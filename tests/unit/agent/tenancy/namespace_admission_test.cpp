@@ -1,4 +1,4 @@
-#include "tenancy/namespace_admission.hpp"
+#include "agent/tenancy/namespace_admission.hpp"
 
 #include <doctest/doctest.h>
 

@@ -1,4 +1,4 @@
-#include "tenancy/tenant_policy.hpp"
+#include "agent/tenancy/tenant_policy.hpp"
 
 #include <doctest/doctest.h>
 

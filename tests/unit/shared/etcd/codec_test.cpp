@@ -1,9 +1,9 @@
-#include "etcd/codec.hpp"
+#include "shared/etcd/codec.hpp"
 
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
 
-#include "etcd/codec_cluster.hpp"
+#include "shared/etcd/codec_cluster.hpp"
 
 using namespace fed::etcd;
 using nlohmann::json;

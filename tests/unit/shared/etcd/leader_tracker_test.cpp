@@ -1,4 +1,4 @@
-#include "etcd/leader_tracker.hpp"
+#include "shared/etcd/leader_tracker.hpp"
 
 #include <doctest/doctest.h>
 

@@ -1,9 +1,9 @@
-#include "etcd/proxy_status.hpp"
+#include "shared/etcd/proxy_status.hpp"
 
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
 
-#include "util/rfc3339.hpp"
+#include "shared/util/rfc3339.hpp"
 
 using namespace fed::etcd;
 

@@ -1,11 +1,11 @@
 #include <doctest/doctest.h>
 
-#include "fedapi/group.hpp"
-#include "fedapi/ipam_state.hpp"
-#include "fedapi/json_fields.hpp"
-#include "fedapi/nat_mapping.hpp"
-#include "fedapi/peering.hpp"
-#include "sample.hpp"
+#include "shared/fedapi/group.hpp"
+#include "shared/fedapi/ipam_state.hpp"
+#include "shared/fedapi/json_fields.hpp"
+#include "shared/fedapi/nat_mapping.hpp"
+#include "shared/fedapi/peering.hpp"
+#include "tests/unit/shared/fedapi/sample.hpp"
 
 using fed::test::load_sample;
 using nlohmann::json;
@@ -140,8 +140,8 @@ TEST_CASE("decoding names the field that is missing or mistyped") {
 }
 
 TEST_CASE("unset fields stay absent and defaults apply on read") {
-  api::PeeringSpec spec{"c1", "c9", "10.9.0.0/16", "10.8.0.0/16", api::TunnelBackend::Vxlan,
-                        "",   "", "", ""};
+  api::PeeringSpec spec{"c1", "c9", "10.9.0.0/16", "10.8.0.0/16", api::TunnelBackend::Vxlan, "", "",
+                        "",   ""};
   json j = spec;
   CHECK_FALSE(j.contains("publicKey"));
   CHECK_FALSE(j.contains("gatewayEndpoint"));
@@ -151,4 +151,14 @@ TEST_CASE("unset fields stay absent and defaults apply on read") {
   json status = api::PeeringStatus{};
   CHECK(status == json{{"tunnel", {{"state", "Pending"}}}});
   CHECK(*api::decode<api::PeeringStatus>(json::object(), "status") == api::PeeringStatus{});
+}
+
+TEST_CASE("current_tunnel_status reads the Peering's status.tunnel") {
+  json p{{"status", {{"tunnel", {{"state", "Connected"}}}}}};
+  CHECK(api::current_tunnel_status(p) == api::TunnelStatus{api::TunnelState::Connected, ""});
+  CHECK(api::current_tunnel_status(json::object()) == api::TunnelStatus{});
+  p["status"]["tunnel"] = {{"state", "Connecting"}, {"message", "no handshake"}};
+  CHECK(api::current_tunnel_status(p).message == "no handshake");
+  p["status"]["tunnel"]["state"] = "Bogus";
+  CHECK(api::current_tunnel_status(p).state == api::TunnelState::Error);
 }

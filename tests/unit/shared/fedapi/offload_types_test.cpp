@@ -1,11 +1,11 @@
 #include <doctest/doctest.h>
 
-#include "fedapi/federated_cluster.hpp"
-#include "fedapi/group.hpp"
-#include "fedapi/json_fields.hpp"
-#include "fedapi/namespace_map.hpp"
-#include "fedapi/offloading.hpp"
-#include "sample.hpp"
+#include "shared/fedapi/federated_cluster.hpp"
+#include "shared/fedapi/group.hpp"
+#include "shared/fedapi/json_fields.hpp"
+#include "shared/fedapi/namespace_map.hpp"
+#include "shared/fedapi/offloading.hpp"
+#include "tests/unit/shared/fedapi/sample.hpp"
 
 using fed::test::load_sample;
 using nlohmann::json;

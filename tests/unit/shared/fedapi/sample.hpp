@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "fedapi/manifest.hpp"
+#include "shared/fedapi/manifest.hpp"
 
 namespace fed::test {
 

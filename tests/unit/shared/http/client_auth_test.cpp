@@ -7,9 +7,9 @@
 #include <filesystem>
 #include <string>
 
-#include "http/server.hpp"
-#include "pki/certificates.hpp"
-#include "test_client.hpp"
+#include "shared/http/server.hpp"
+#include "shared/pki/certificates.hpp"
+#include "tests/unit/shared/http/test_client.hpp"
 
 using namespace std::chrono_literals;
 using fed::http::ChunkWriter;

@@ -1,4 +1,4 @@
-#include "http/request_parser.hpp"
+#include "shared/http/request_parser.hpp"
 
 #include <doctest/doctest.h>
 

@@ -1,4 +1,4 @@
-#include "http/server.hpp"
+#include "shared/http/server.hpp"
 
 #include <doctest/doctest.h>
 
@@ -9,7 +9,7 @@
 #include <thread>
 #include <vector>
 
-#include "test_client.hpp"
+#include "tests/unit/shared/http/test_client.hpp"
 
 using namespace std::chrono_literals;
 using fed::http::Request;

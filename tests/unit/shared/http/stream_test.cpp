@@ -7,8 +7,8 @@
 #include <string>
 #include <thread>
 
-#include "http/server.hpp"
-#include "test_client.hpp"
+#include "shared/http/server.hpp"
+#include "tests/unit/shared/http/test_client.hpp"
 
 using namespace std::chrono_literals;
 using fed::http::ChunkWriter;

@@ -25,9 +25,9 @@
 #include <string_view>
 #include <vector>
 
-#include "pki/certificates.hpp"
-#include "raii/c_handle.hpp"
-#include "raii/fd.hpp"
+#include "shared/pki/certificates.hpp"
+#include "shared/raii/c_handle.hpp"
+#include "shared/raii/fd.hpp"
 
 namespace fed::http::test {
 

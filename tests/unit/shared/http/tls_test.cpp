@@ -1,4 +1,4 @@
-#include "http/tls.hpp"
+#include "shared/http/tls.hpp"
 
 #include <doctest/doctest.h>
 #include <openssl/err.h>
@@ -16,9 +16,9 @@
 #include <string>
 #include <thread>
 
-#include "http/server.hpp"
-#include "raii/c_handle.hpp"
-#include "test_client.hpp"
+#include "shared/http/server.hpp"
+#include "shared/raii/c_handle.hpp"
+#include "tests/unit/shared/http/test_client.hpp"
 
 namespace {
 

@@ -1,4 +1,4 @@
-#include "kube/admission_review.hpp"
+#include "shared/kube/admission_review.hpp"
 
 #include <doctest/doctest.h>
 

@@ -1,10 +1,10 @@
-#include "kube/api_error.hpp"
+#include "shared/kube/api_error.hpp"
 
 #include <doctest/doctest.h>
 
 #include <nlohmann/json.hpp>
 
-#include "kube/api_result.hpp"
+#include "shared/kube/api_result.hpp"
 
 namespace fed::kube {
 namespace {

@@ -1,17 +1,20 @@
 // DynamicClient and Discovery against a loopback server that answers like an API server.
-#include "kube/dynamic_client.hpp"
+#include "shared/kube/dynamic_client.hpp"
 
 #include <doctest/doctest.h>
 
 #include <atomic>
 #include <nlohmann/json.hpp>
 
-#include "loopback_server.hpp"
+#include "tests/unit/shared/kube/loopback_client.hpp"
+#include "tests/unit/shared/kube/loopback_server.hpp"
 
 namespace fed::kube {
 
 using namespace std::chrono_literals;
 using nlohmann::json;
+using testing::eventually;
+using testing::loopback_client;
 using testing::LoopbackServer;
 using testing::TestRequest;
 using testing::TestResponse;
@@ -87,19 +90,6 @@ struct FakeDiscovery {
   }
 };
 
-std::shared_ptr<DynamicClient> client_for(const LoopbackServer& server) {
-  RestConfig c;
-  c.server = server.url();
-  c.cluster_name = "fake";
-  c.default_namespace = "team-a";
-  c.qps = 0;
-  RestClientOptions o;
-  o.backoff = BackoffPolicy{1ms, 5ms, 2.0};
-  auto client = DynamicClient::create(c, o);
-  REQUIRE(client);
-  return *client;
-}
-
 json configmap(const std::string& ns, const std::string& name) {
   json cm{{"apiVersion", "v1"}, {"kind", "ConfigMap"}, {"metadata", {{"name", name}}}};
   if (!ns.empty()) cm["metadata"]["namespace"] = ns;
@@ -114,7 +104,7 @@ TEST_CASE("discovery maps kinds and kubectl-style names to resources, scope and 
     if (auto r = disc.answer(req)) return *r;
     return TestResponse::json(404, "{}");
   });
-  auto client = client_for(server);
+  auto client = loopback_client(server, "fake", "team-a");
   Discovery& d = client->discovery();
 
   auto cm = d.resource_for("v1", "ConfigMap");
@@ -161,7 +151,7 @@ TEST_CASE("a kind missing from the cache is looked up again (a CRD installed mea
     if (auto r = disc.answer(req)) return *r;
     return TestResponse::json(404, "{}");
   });
-  auto client = client_for(server);
+  auto client = loopback_client(server, "fake", "team-a");
   auto w = client->discovery().resource_for("example.com/v1", "Widget");
   REQUIRE(w);
   CHECK(w->gvr.resource == "widgets");
@@ -178,7 +168,7 @@ TEST_CASE("verbs build the right requests from ResourceRefs and from objects") {
     json echo{{"method", req.method}, {"path", req.path}};
     return TestResponse::json(req.method == "POST" ? 201 : 200, echo.dump());
   });
-  auto client = client_for(server);
+  auto client = loopback_client(server, "fake", "team-a");
   const ResourceRef cms{{"", "v1", "configmaps"}, "default", "", ""};
 
   REQUIRE(client->get(cms.named("x")));
@@ -258,7 +248,7 @@ TEST_CASE("update conflicts and apply conflicts surface as typed errors") {
       "reason":"Conflict","details":{"causes":[{"reason":"FieldManagerConflict",
       "message":"conflict with \"kubectl-client-side-apply\" using v1","field":".data.k"}]},"code":409})");
   });
-  auto client = client_for(server);
+  auto client = loopback_client(server, "fake", "team-a");
   const ResourceRef x{{"", "v1", "configmaps"}, "default", "x", ""};
   auto u = client->update(x, configmap("default", "x"));
   REQUIRE_FALSE(u);
@@ -294,7 +284,7 @@ TEST_CASE("list_all follows continue tokens and restarts once when the token exp
     if ((page + 1) * limit < 7) list["metadata"]["continue"] = std::to_string(page + 1);
     return TestResponse::json(200, list.dump());
   });
-  auto client = client_for(server);
+  auto client = loopback_client(server, "fake", "team-a");
   ListOptions lo;
   lo.limit = 3;
   lo.label_selector = "app=web";

@@ -1,4 +1,4 @@
-#include "kube/event_recorder.hpp"
+#include "shared/kube/event_recorder.hpp"
 
 #include <doctest/doctest.h>
 

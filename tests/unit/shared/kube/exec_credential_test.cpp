@@ -1,4 +1,4 @@
-#include "kube/exec_credential.hpp"
+#include "shared/kube/exec_credential.hpp"
 
 #include <doctest/doctest.h>
 
@@ -9,10 +9,10 @@
 #include <thread>
 #include <vector>
 
-#include "kube/kubeconfig_resolve.hpp"
-#include "kube_test_support.hpp"
-#include "util/base64.hpp"
-#include "util/rfc3339.hpp"
+#include "shared/kube/kubeconfig_resolve.hpp"
+#include "shared/util/base64.hpp"
+#include "shared/util/rfc3339.hpp"
+#include "tests/unit/shared/kube/kube_test_support.hpp"
 
 namespace {
 

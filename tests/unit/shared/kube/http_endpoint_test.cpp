@@ -1,9 +1,9 @@
-#include "kube/http_endpoint.hpp"
+#include "shared/kube/http_endpoint.hpp"
 
 #include <curl/curl.h>
 #include <doctest/doctest.h>
 
-#include "kube/curl_failure.hpp"
+#include "shared/kube/curl_failure.hpp"
 
 namespace fed::kube {
 

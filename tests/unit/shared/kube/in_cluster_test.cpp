@@ -1,10 +1,10 @@
-#include "kube/in_cluster.hpp"
+#include "shared/kube/in_cluster.hpp"
 
 #include <doctest/doctest.h>
 
 #include <filesystem>
 
-#include "kube_test_support.hpp"
+#include "tests/unit/shared/kube/kube_test_support.hpp"
 
 namespace {
 

@@ -1,5 +1,5 @@
 // Informer and Controller against a loopback server that lists and streams watch events.
-#include "kube/informer.hpp"
+#include "shared/kube/informer.hpp"
 
 #include <doctest/doctest.h>
 
@@ -11,14 +11,17 @@
 #include <stdexcept>
 #include <thread>
 
-#include "kube/controller.hpp"
-#include "kube/dynamic_client.hpp"
-#include "loopback_server.hpp"
+#include "shared/kube/controller.hpp"
+#include "shared/kube/dynamic_client.hpp"
+#include "tests/unit/shared/kube/loopback_client.hpp"
+#include "tests/unit/shared/kube/loopback_server.hpp"
 
 namespace fed::kube {
 
 using namespace std::chrono_literals;
 using nlohmann::json;
+using testing::eventually;
+using testing::loopback_client;
 using testing::LoopbackServer;
 using testing::TestRequest;
 using testing::TestResponse;
@@ -56,26 +59,6 @@ LoopbackServer::Handler scripted_cluster() {
   };
 }
 
-std::shared_ptr<DynamicClient> client_for(const LoopbackServer& server) {
-  RestConfig c;
-  c.server = server.url();
-  c.cluster_name = "inf";
-  c.qps = 0;
-  auto client = DynamicClient::create(c);
-  REQUIRE(client);
-  return *client;
-}
-
-template <typename Pred>
-bool eventually(Pred pred, std::chrono::milliseconds timeout = 5s) {
-  const auto until = std::chrono::steady_clock::now() + timeout;
-  while (std::chrono::steady_clock::now() < until) {
-    if (pred()) return true;
-    std::this_thread::sleep_for(5ms);
-  }
-  return pred();
-}
-
 const ResourceRef kConfigMaps{{"", "v1", "configmaps"}, "default", "", ""};
 
 }  // namespace
@@ -85,7 +68,7 @@ TEST_CASE(
   LoopbackServer server(scripted_cluster());
   InformerOptions opts;
   opts.label_selector = "owner";
-  Informer informer(client_for(server), kConfigMaps, opts);
+  Informer informer(loopback_client(server, "inf"), kConfigMaps, opts);
   std::mutex mu;
   std::vector<std::string> log;
   EventHandlers h;
@@ -137,7 +120,7 @@ TEST_CASE("resync replays every cached object as an update") {
   LoopbackServer server(scripted_cluster());
   InformerOptions opts;
   opts.resync_period = 50ms;
-  Informer informer(client_for(server), kConfigMaps, opts);
+  Informer informer(loopback_client(server, "inf"), kConfigMaps, opts);
   std::atomic<int> same_object_updates{0};
   EventHandlers h;
   h.on_update = [&](const ObjectPtr& old_o, const ObjectPtr& new_o) {
@@ -213,7 +196,7 @@ TEST_CASE("controller: terminal errors stop, others back off, Requeue.after re-r
 
 TEST_CASE("controller fed by an informer reconciles mapped keys after the cache syncs") {
   LoopbackServer server(scripted_cluster());
-  Informer informer(client_for(server), kConfigMaps);
+  Informer informer(loopback_client(server, "inf"), kConfigMaps);
   RecordingReconciler rec;
   ControllerOptions opts;
   opts.workers = 2;

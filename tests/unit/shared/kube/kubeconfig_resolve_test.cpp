@@ -1,13 +1,13 @@
-#include "kube/kubeconfig_resolve.hpp"
+#include "shared/kube/kubeconfig_resolve.hpp"
 
 #include <doctest/doctest.h>
 
 #include <string>
 
-#include "kube/kubeconfig_writer.hpp"
-#include "kube/token_credentials.hpp"
-#include "kube_test_support.hpp"
-#include "util/base64.hpp"
+#include "shared/kube/kubeconfig_writer.hpp"
+#include "shared/kube/token_credentials.hpp"
+#include "shared/util/base64.hpp"
+#include "tests/unit/shared/kube/kube_test_support.hpp"
 
 namespace {
 

@@ -1,11 +1,11 @@
-#include "kube/kubeconfig.hpp"
+#include "shared/kube/kubeconfig.hpp"
 
 #include <doctest/doctest.h>
 
 #include <string>
 
-#include "kube/kubeconfig_writer.hpp"
-#include "kube_test_support.hpp"
+#include "shared/kube/kubeconfig_writer.hpp"
+#include "tests/unit/shared/kube/kube_test_support.hpp"
 
 namespace {
 

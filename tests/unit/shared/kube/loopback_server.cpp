@@ -1,4 +1,4 @@
-#include "loopback_server.hpp"
+#include "tests/unit/shared/kube/loopback_server.hpp"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>

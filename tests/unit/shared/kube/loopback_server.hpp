@@ -17,7 +17,7 @@
 #include <utility>
 #include <vector>
 
-#include "test_pki.hpp"
+#include "tests/unit/shared/kube/test_pki.hpp"
 
 namespace fed::kube::testing {
 

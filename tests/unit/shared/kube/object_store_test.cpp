@@ -1,4 +1,4 @@
-#include "kube/object_store.hpp"
+#include "shared/kube/object_store.hpp"
 
 #include <doctest/doctest.h>
 

@@ -1,4 +1,4 @@
-#include "kube/rate_limiter.hpp"
+#include "shared/kube/rate_limiter.hpp"
 
 #include <doctest/doctest.h>
 

@@ -1,10 +1,10 @@
-#include "kube/resource_ref.hpp"
+#include "shared/kube/resource_ref.hpp"
 
 #include <doctest/doctest.h>
 
 #include <nlohmann/json.hpp>
 
-#include "kube/request_options.hpp"
+#include "shared/kube/request_options.hpp"
 
 namespace fed::kube {
 

@@ -1,5 +1,5 @@
 // RestClient and HttpTransport against a real loopback HTTP(S) server run by the test.
-#include "kube/rest_client.hpp"
+#include "shared/kube/rest_client.hpp"
 
 #include <doctest/doctest.h>
 
@@ -8,7 +8,7 @@
 #include <thread>
 #include <vector>
 
-#include "loopback_server.hpp"
+#include "tests/unit/shared/kube/loopback_server.hpp"
 
 namespace fed::kube {
 

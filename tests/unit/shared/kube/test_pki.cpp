@@ -1,4 +1,4 @@
-#include "test_pki.hpp"
+#include "tests/unit/shared/kube/test_pki.hpp"
 
 #include <openssl/bio.h>
 #include <openssl/err.h>

@@ -2,8 +2,8 @@
 // client certificates (static and from a CertificateSource), insecure-skip-tls-verify.
 #include <doctest/doctest.h>
 
-#include "kube/rest_client.hpp"
-#include "loopback_server.hpp"
+#include "shared/kube/rest_client.hpp"
+#include "tests/unit/shared/kube/loopback_server.hpp"
 
 namespace fed::kube {
 

@@ -1,6 +1,6 @@
 // Watch streams against a loopback server: chunked streaming, ERROR events, cancellation from
 // another thread, and the list-then-watch loop's relist and reconnect behaviour.
-#include "kube/watch.hpp"
+#include "shared/kube/watch.hpp"
 
 #include <doctest/doctest.h>
 
@@ -9,13 +9,16 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
-#include "kube/dynamic_client.hpp"
-#include "loopback_server.hpp"
+#include "shared/kube/dynamic_client.hpp"
+#include "tests/unit/shared/kube/loopback_client.hpp"
+#include "tests/unit/shared/kube/loopback_server.hpp"
 
 namespace fed::kube {
 
 using namespace std::chrono_literals;
 using nlohmann::json;
+using testing::eventually;
+using testing::loopback_client;
 using testing::LoopbackServer;
 using testing::TestRequest;
 using testing::TestResponse;
@@ -43,28 +46,6 @@ std::string expired_event() {
          "\n";
 }
 
-std::shared_ptr<DynamicClient> client_for(const LoopbackServer& server) {
-  RestConfig c;
-  c.server = server.url();
-  c.cluster_name = "w";
-  c.qps = 0;
-  RestClientOptions o;
-  o.backoff = BackoffPolicy{1ms, 5ms, 2.0};
-  auto client = DynamicClient::create(c, o);
-  REQUIRE(client);
-  return *client;
-}
-
-template <typename Pred>
-bool eventually(Pred pred, std::chrono::milliseconds timeout = 5s) {
-  const auto until = std::chrono::steady_clock::now() + timeout;
-  while (std::chrono::steady_clock::now() < until) {
-    if (pred()) return true;
-    std::this_thread::sleep_for(5ms);
-  }
-  return pred();
-}
-
 }  // namespace
 
 TEST_CASE("watch_once delivers events split across chunks, in order") {
@@ -79,7 +60,7 @@ TEST_CASE("watch_once delivers events split across chunks, in order") {
     r.chunk_delay = 2ms;
     return r;
   });
-  auto client = client_for(server);
+  auto client = loopback_client(server, "w");
   std::vector<std::pair<WatchEventType, std::string>> seen;
   WatchOptions wo;
   wo.resource_version = "10";
@@ -116,7 +97,7 @@ TEST_CASE("an ERROR event with code 410 ends the watch as Gone; the handler can 
     }
     return r;
   });
-  auto client = client_for(server);
+  auto client = loopback_client(server, "w");
   WatchOptions old;
   old.resource_version = "1";
   auto gone = watch_once(client->rest(), kConfigMaps, old,
@@ -141,7 +122,7 @@ TEST_CASE("a watch is cancelled promptly from another thread") {
     r.chunks = {event("ADDED", "a", "5")};
     return r;
   });
-  auto client = client_for(server);
+  auto client = loopback_client(server, "w");
   std::stop_source stop;
   std::atomic<int> events{0};
   std::thread canceller([&] {
@@ -199,7 +180,7 @@ TEST_CASE("list_and_watch relists on 410 and resumes from the last resourceVersi
     }
     return r;
   });
-  auto client = client_for(server);
+  auto client = loopback_client(server, "w");
   ListWatchOptions opts;
   opts.backoff = BackoffPolicy{1ms, 5ms, 2.0};
   std::atomic<int> on_list{0};
@@ -254,7 +235,7 @@ TEST_CASE(
     r.chunks = {req.param("resourceVersion") == "5" ? expired_event() : event("ADDED", "n", "51")};
     return r;
   });
-  auto client = client_for(server);
+  auto client = loopback_client(server, "w");
   ListWatchOptions opts;
   opts.backoff = BackoffPolicy{1ms, 5ms, 2.0};
   opts.resume_resource_version = "5";

@@ -1,4 +1,4 @@
-#include "kube/work_queue.hpp"
+#include "shared/kube/work_queue.hpp"
 
 #include <doctest/doctest.h>
 

@@ -1,4 +1,4 @@
-#include "metrics/registry.hpp"
+#include "shared/metrics/registry.hpp"
 
 #include <doctest/doctest.h>
 
@@ -8,7 +8,7 @@
 #include <thread>
 #include <vector>
 
-#include "metrics/text_format.hpp"
+#include "shared/metrics/text_format.hpp"
 
 using fed::metrics::Registry;
 using fed::metrics::Type;

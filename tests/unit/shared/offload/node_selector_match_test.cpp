@@ -1,8 +1,8 @@
 #include <doctest/doctest.h>
 
-#include "offload/node_selector_match.hpp"
+#include "shared/offload/node_selector_match.hpp"
 
-#include "fedapi/offloading.hpp"
+#include "shared/fedapi/offloading.hpp"
 
 namespace fed::offload {
 namespace {

@@ -1,6 +1,6 @@
 #include <doctest/doctest.h>
 
-#include "offload/remote_namespace.hpp"
+#include "shared/offload/remote_namespace.hpp"
 
 namespace fed::offload {
 namespace {

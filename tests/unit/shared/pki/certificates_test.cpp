@@ -1,4 +1,4 @@
-#include "pki/certificates.hpp"
+#include "shared/pki/certificates.hpp"
 
 #include <doctest/doctest.h>
 #include <openssl/bio.h>
@@ -6,7 +6,7 @@
 #include <openssl/x509_vfy.h>
 #include <openssl/x509v3.h>
 
-#include "raii/c_handle.hpp"
+#include "shared/raii/c_handle.hpp"
 
 using namespace std::chrono_literals;
 using fed::pki::make_ca;

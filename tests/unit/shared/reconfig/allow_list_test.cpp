@@ -1,4 +1,4 @@
-#include "reconfig/allow_list.hpp"
+#include "shared/reconfig/allow_list.hpp"
 
 #include <doctest/doctest.h>
 

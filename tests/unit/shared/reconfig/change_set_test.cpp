@@ -1,4 +1,4 @@
-#include "reconfig/change_set.hpp"
+#include "shared/reconfig/change_set.hpp"
 
 #include <doctest/doctest.h>
 

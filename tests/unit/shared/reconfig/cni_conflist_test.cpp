@@ -1,4 +1,4 @@
-#include "reconfig/cni_conflist.hpp"
+#include "shared/reconfig/cni_conflist.hpp"
 
 #include <doctest/doctest.h>
 

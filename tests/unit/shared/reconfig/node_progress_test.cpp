@@ -1,10 +1,10 @@
-#include "reconfig/node_progress.hpp"
+#include "shared/reconfig/node_progress.hpp"
 
 #include <doctest/doctest.h>
 
 #include <string>
 
-#include "util/rfc3339.hpp"
+#include "shared/util/rfc3339.hpp"
 
 using fed::ErrorCode;
 using nlohmann::json;

@@ -1,4 +1,4 @@
-#include "result/result.hpp"
+#include "shared/result/result.hpp"
 
 #include <doctest/doctest.h>
 

@@ -1,4 +1,4 @@
-#include "util/duration.hpp"
+#include "shared/util/duration.hpp"
 
 #include <doctest/doctest.h>
 

@@ -1,4 +1,4 @@
-#include "util/edit_distance.hpp"
+#include "shared/util/edit_distance.hpp"
 
 #include <doctest/doctest.h>
 

@@ -1,4 +1,4 @@
-#include "util/parallel_for.hpp"
+#include "shared/util/parallel_for.hpp"
 
 #include <doctest/doctest.h>
 

@@ -1,4 +1,4 @@
-#include "util/quantity.hpp"
+#include "shared/util/quantity.hpp"
 
 #include <doctest/doctest.h>
 

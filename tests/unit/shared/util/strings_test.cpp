@@ -1,4 +1,4 @@
-#include "util/strings.hpp"
+#include "shared/util/strings.hpp"
 
 #include <doctest/doctest.h>
 

@@ -1,4 +1,4 @@
-#include "util/subprocess.hpp"
+#include "shared/util/subprocess.hpp"
 
 #include <doctest/doctest.h>
 #include <signal.h>

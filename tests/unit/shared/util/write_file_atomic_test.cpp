@@ -1,4 +1,4 @@
-#include "util/write_file_atomic.hpp"
+#include "shared/util/write_file_atomic.hpp"
 
 #include <doctest/doctest.h>
 #include <sys/stat.h>
@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "util/read_file.hpp"
+#include "shared/util/read_file.hpp"
 
 using fed::ErrorCode;
 using fed::util::remove_file_durable;

@@ -1,10 +1,10 @@
-#include "util/yaml_text.hpp"
+#include "shared/util/yaml_text.hpp"
 
 #include <doctest/doctest.h>
 
 #include <string>
 
-#include "fedapi/manifest.hpp"
+#include "shared/fedapi/manifest.hpp"
 
 using fed::util::to_yaml_text;
 using nlohmann::json;

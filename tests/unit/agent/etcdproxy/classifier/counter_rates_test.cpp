@@ -1,4 +1,4 @@
-#include "etcdproxy/classifier/counter_rates.hpp"
+#include "agent/etcdproxy/classifier/counter_rates.hpp"
 
 #include <doctest/doctest.h>
 

@@ -1,4 +1,4 @@
-#include "etcdproxy/classifier/evaluation.hpp"
+#include "agent/etcdproxy/classifier/evaluation.hpp"
 
 #include <doctest/doctest.h>
 
@@ -9,7 +9,7 @@
 #include <set>
 #include <sstream>
 
-#include "etcdproxy/classifier/dataset_csv.hpp"
+#include "agent/etcdproxy/classifier/dataset_csv.hpp"
 
 using namespace fed::etcdproxy::classifier;
 

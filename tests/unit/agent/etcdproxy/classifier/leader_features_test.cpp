@@ -1,4 +1,4 @@
-#include "etcdproxy/classifier/leader_features.hpp"
+#include "agent/etcdproxy/classifier/leader_features.hpp"
 
 #include <doctest/doctest.h>
 

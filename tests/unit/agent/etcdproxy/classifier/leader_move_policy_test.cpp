@@ -1,4 +1,4 @@
-#include "etcdproxy/classifier/leader_move_policy.hpp"
+#include "agent/etcdproxy/classifier/leader_move_policy.hpp"
 
 #include <doctest/doctest.h>
 

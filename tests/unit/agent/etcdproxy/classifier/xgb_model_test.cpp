@@ -1,4 +1,4 @@
-#include "etcdproxy/classifier/xgb_model.hpp"
+#include "agent/etcdproxy/classifier/xgb_model.hpp"
 
 #include <doctest/doctest.h>
 

@@ -1,0 +1,47 @@
+#pragma once
+// `fed-agent manager`: the federation controllers on the host cluster. The role connects to the
+// host, restores its IPAM, and builds one controller manager to which each module adds its
+// controllers — membership (FederatedCluster → IPAM on both sides, Peerings, status;
+// endpoint mappings; direct peerings), then offloading (virtual nodes, namespace offloading,
+// reflection, deployment replication, the pod webhook, the virtual kubelet). The manager starts
+// and stops them as one unit.
+
+#include <memory>
+#include <optional>
+
+#include "agent/manager/membership/cluster_ipam.hpp"
+#include "agent/manager/offload/offload_controllers.hpp"
+#include "agent/roles/role_runner.hpp"
+#include "shared/kube/controller_manager.hpp"
+#include "shared/kube/event_recorder.hpp"
+
+namespace fed::federation {
+
+struct ManagerOptions {
+  offload::OffloadOptions offload;
+  // The client-side limit of the manager's requests to the host API server, shared by every
+  // controller (as kube-controller-manager's --kube-api-qps/--kube-api-burst). Offloading to
+  // n members writes about 2n objects on the host at once.
+  double api_qps = 50;
+  int api_burst = 100;
+};
+
+class ManagerRunner final : public agent::RoleRunner {
+ public:
+  explicit ManagerRunner(ManagerOptions options = {}) : options_(std::move(options)) {}
+  agent::Role role() const override { return agent::Role::Manager; }
+  // Connects to the host (--kubeconfig/--context, else in-cluster), reads its federation
+  // ConfigMap, restores its IPAM and starts the controllers. Fails when the host was never
+  // initialised (kubectl fed init).
+  Status start(const agent::RoleContext& ctx) override;
+  bool ready() const override { return manager_ && manager_->running(); }
+  void stop() override;
+
+ private:
+  ManagerOptions options_;
+  std::unique_ptr<ClusterIpam> host_ipam_;
+  std::unique_ptr<kube::EventRecorder> events_;  // about the federation's objects on the host
+  std::unique_ptr<kube::ControllerManager> manager_;
+};
+
+}  // namespace fed::federation

@@ -1,0 +1,124 @@
+#include "agent/node/api_state_source.hpp"
+
+#include "shared/fedapi/group.hpp"
+
+namespace fed::federation {
+namespace {
+
+using nlohmann::json;
+
+std::vector<json> objects(const kube::Informer& informer) {
+  std::vector<json> out;
+  for (const auto& o : informer.store().list()) out.push_back(*o);
+  return out;
+}
+
+}  // namespace
+
+ApiNodeStateSource::ApiNodeStateSource(std::shared_ptr<kube::DynamicClient> client,
+                                       std::string node_name, std::string tunnel_interface)
+    : node_name_(std::move(node_name)), tunnel_interface_(std::move(tunnel_interface)) {
+  auto add = [&](kube::ResourceRef collection, kube::InformerOptions options = {}) {
+    informers_.push_back(
+        std::make_unique<kube::Informer>(client, std::move(collection), std::move(options)));
+    auto* inf = informers_.back().get();
+    inf->add_handlers({[this](const kube::ObjectPtr&) { bump(); },
+                       [this](const kube::ObjectPtr&, const kube::ObjectPtr&) { bump(); },
+                       [this](const kube::ObjectPtr&) { bump(); }});
+    return inf;
+  };
+  nodes_ = add(kube::ResourceRef{{"", "v1", "nodes"}, "", "", ""});
+  peerings_ = add(fedapi::ref(fedapi::kPeering, ""));
+  nat_mappings_ = add(fedapi::ref(fedapi::kNatMapping, ""));
+  // Every ConfigMap of our namespace (a handful): the federation one, and the gateway one the
+  // gateway's agent republishes when it is deleted or stale.
+  config_ = add(kube::ResourceRef{{"", "v1", "configmaps"}, std::string(kNamespace), "", ""});
+}
+
+ApiNodeStateSource::~ApiNodeStateSource() {
+  stop();
+}
+
+Status ApiNodeStateSource::start(std::chrono::milliseconds timeout) {
+  for (auto& inf : informers_) inf->start();
+  for (auto& inf : informers_) {
+    if (!inf->wait_for_sync(timeout)) {
+      return fail(ErrorCode::Unavailable,
+                  "the cache of " + inf->collection().to_string() + " did not sync within " +
+                      std::to_string(timeout.count()) +
+                      " ms: API server unreachable, or the agent's RBAC does not allow "
+                      "list/watch");
+    }
+  }
+  return ok();
+}
+
+void ApiNodeStateSource::stop() {
+  for (auto& inf : informers_) inf->stop();
+}
+
+void ApiNodeStateSource::bump() {
+  {
+    std::lock_guard lock(mu_);
+    ++version_;
+  }
+  changed_.notify_all();
+  if (on_change_) on_change_();
+}
+
+std::uint64_t ApiNodeStateSource::version() const {
+  std::lock_guard lock(mu_);
+  return version_;
+}
+
+std::uint64_t ApiNodeStateSource::wait_for_change(std::uint64_t seen,
+                                                  std::chrono::milliseconds timeout) const {
+  std::unique_lock lock(mu_);
+  changed_.wait_for(lock, timeout, [&] { return version_ != seen; });
+  return version_;
+}
+
+Result<NodeStateInputs> ApiNodeStateSource::inputs() const {
+  auto cm = config_->store().get(kNamespace, kFederationConfigMap);
+  if (!cm) {
+    return fail(ErrorCode::NotFound, "ConfigMap " + std::string(kNamespace) +
+                                         "/federation not found: this cluster is not part of a "
+                                         "federation yet (kubectl fed init / join)");
+  }
+  NodeStateInputs in;
+  FED_ASSIGN_OR_RETURN(in.self, parse_cluster_info(*cm));
+  in.node_name = node_name_;
+  in.tunnel_interface = tunnel_interface_;
+  in.nodes = objects(*nodes_);
+  in.peerings = objects(*peerings_);
+  in.nat_mappings = objects(*nat_mappings_);
+  if (auto gw = config_->store().get(kNamespace, kGatewayConfigMap)) {
+    if (auto info = parse_gateway_info(*gw)) in.published_gateway = std::move(*info);
+  }
+  // Our ExternalCIDR, as the manager recorded it in every Peering it wrote here.
+  for (const auto& p : in.peerings) {
+    const std::string ext = p.value("status", json::object()).value("localExternalCIDR", "");
+    if (ext.empty()) continue;
+    auto c = net::Cidr::parse(ext);
+    if (!c) {
+      return fail(ErrorCode::Invalid, "Peering " + p["metadata"].value("name", "") +
+                                          " status.localExternalCIDR: " + c.error().message());
+    }
+    in.external_cidr = *c;
+    break;
+  }
+  return in;
+}
+
+Result<fabric::NodeNetworkState> ApiNodeStateSource::load() {
+  FED_ASSIGN_OR_RETURN(auto in, inputs());
+  return build_node_state(in);
+}
+
+std::vector<std::string> ApiNodeStateSource::pending() const {
+  auto in = inputs();
+  if (!in) return {in.error().message()};
+  return pending_peerings(*in);
+}
+
+}  // namespace fed::federation

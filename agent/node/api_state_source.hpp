@@ -1,0 +1,66 @@
+#pragma once
+// The node role's NodeStateSource in a federation: informers on this cluster's Nodes, Peerings,
+// NatMappings and the ConfigMaps of kubectl-fed-system (federation, gateway) feed
+// build_node_state() and the gateway tunnel. version() moves on every
+// change so the datapath loop reconciles when an input changed, not on a timer.
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "agent/node/fabric/state_source.hpp"
+#include "agent/node/node_state_builder.hpp"
+#include "shared/kube/dynamic_client.hpp"
+#include "shared/kube/informer.hpp"
+
+namespace fed::federation {
+
+class ApiNodeStateSource final : public fabric::NodeStateSource {
+ public:
+  // `tunnel_interface`: the gateway's link toward the peers, as the tunnel names it.
+  ApiNodeStateSource(std::shared_ptr<kube::DynamicClient> client, std::string node_name,
+                     std::string tunnel_interface = std::string(kTunnelInterface));
+  ~ApiNodeStateSource() override;
+
+  // Starts the informers and waits for their first lists; Unavailable when they do not sync
+  // within `timeout` (the API server is unreachable or the agent lacks RBAC).
+  Status start(std::chrono::milliseconds timeout);
+  void stop();
+
+  // The desired state from the caches; NotFound while the cluster has no federation ConfigMap
+  // (never initialised or joined), Invalid when an object is malformed.
+  Result<fabric::NodeNetworkState> load() override;
+  // Why peerings are not installed yet ("c2: the peer's gateway is not up").
+  std::vector<std::string> pending() const;
+  // Everything load() builds from, as the caches hold it now (the gateway tunnel's input).
+  Result<NodeStateInputs> inputs() const;
+
+  // Called (on an informer thread) after every change of an input; set before start().
+  void on_change(std::function<void()> callback) { on_change_ = std::move(callback); }
+
+  std::uint64_t version() const;
+  // Returns as soon as version() differs from `seen`, or after `timeout`; the current version.
+  std::uint64_t wait_for_change(std::uint64_t seen, std::chrono::milliseconds timeout) const;
+
+ private:
+  void bump();
+
+  std::string node_name_;
+  std::string tunnel_interface_;
+  std::vector<std::unique_ptr<kube::Informer>> informers_;
+  kube::Informer* nodes_ = nullptr;
+  kube::Informer* peerings_ = nullptr;
+  kube::Informer* nat_mappings_ = nullptr;
+  kube::Informer* config_ = nullptr;
+  mutable std::mutex mu_;
+  mutable std::condition_variable changed_;
+  std::uint64_t version_ = 0;
+  std::function<void()> on_change_;
+};
+
+}  // namespace fed::federation

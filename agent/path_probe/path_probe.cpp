@@ -1,0 +1,110 @@
+#include "agent/path_probe/path_probe.hpp"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <thread>
+
+#include "agent/etcdproxy/socket_util.hpp"
+#include "agent/roles/signals.hpp"
+#include "shared/fedapi/probe_answer.hpp"
+#include "shared/raii/fd.hpp"
+
+namespace fed::probe {
+namespace {
+
+using clock = std::chrono::steady_clock;
+constexpr std::chrono::milliseconds kAttempt{3000};
+
+std::string peer_address(const sockaddr_storage& peer) {
+  char text[INET6_ADDRSTRLEN] = {};
+  if (peer.ss_family == AF_INET) {
+    const auto& in = reinterpret_cast<const sockaddr_in&>(peer);
+    ::inet_ntop(AF_INET, &in.sin_addr, text, sizeof(text));
+  } else if (peer.ss_family == AF_INET6) {
+    const auto& in6 = reinterpret_cast<const sockaddr_in6&>(peer);
+    ::inet_ntop(AF_INET6, &in6.sin6_addr, text, sizeof(text));
+  }
+  return text;
+}
+
+// One line (up to '\n' or EOF) within `timeout`.
+Result<std::string> read_line(const Fd& fd, std::chrono::milliseconds timeout) {
+  const auto deadline = clock::now() + timeout;
+  std::string line;
+  char buf[256];
+  while (line.find('\n') == std::string::npos) {
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - clock::now());
+    pollfd p{fd.get(), POLLIN, 0};
+    const int n = ::poll(&p, 1, static_cast<int>(std::max<long>(left.count(), 0)));
+    if (n <= 0) return fail(ErrorCode::Unavailable, "connected, but no answer came back");
+    const ssize_t got = ::read(fd.get(), buf, sizeof(buf));
+    if (got < 0) return fail(ErrorCode::Unavailable, std::string("read: ") + std::strerror(errno));
+    if (got == 0) break;
+    line.append(buf, static_cast<std::size_t>(got));
+  }
+  if (auto nl = line.find('\n'); nl != std::string::npos) line.resize(nl);
+  return line;
+}
+
+}  // namespace
+
+Status listen(std::uint16_t port, const std::string& id, std::chrono::milliseconds deadline) {
+  // As a container's PID 1 the probe gets no default action for SIGTERM: without this, a pod
+  // of it takes its whole grace period to delete.
+  auto signals = agent::ShutdownSignals::install();
+  FED_ASSIGN_OR_RETURN(auto sock, etcdproxy::listen_tcp({"0.0.0.0", port}));
+  // On stdout, line-buffered: the pod's log says it serves and whom it answered (kubectl logs
+  // through a virtual node is checked against these lines).
+  std::printf("probe %s listening on port %u\n", id.c_str(), static_cast<unsigned>(port));
+  std::fflush(stdout);
+  const auto end = clock::now() + deadline;
+  while (clock::now() < end) {
+    pollfd p[2] = {{sock.get(), POLLIN, 0}, {signals ? signals->fd() : -1, POLLIN, 0}};
+    if (::poll(p, 2, 500) <= 0) continue;
+    if (p[1].revents != 0) return ok();  // SIGTERM or SIGINT: stop serving
+    if (p[0].revents == 0) continue;
+    sockaddr_storage peer{};
+    socklen_t len = sizeof(peer);
+    Fd conn(::accept4(sock.get(), reinterpret_cast<sockaddr*>(&peer), &len, SOCK_CLOEXEC));
+    if (!conn) continue;
+    const std::string line = fedapi::probe_answer_line(id, peer_address(peer));
+    // One short write to a fresh socket; a peer that went away is not our failure.
+    (void)!::write(conn.get(), line.data(), line.size());
+    std::printf("probe %s answered %s\n", id.c_str(), peer_address(peer).c_str());
+    std::fflush(stdout);
+  }
+  return ok();
+}
+
+Result<std::string> dial(const std::string& address, std::uint16_t port,
+                         std::chrono::milliseconds timeout) {
+  const auto end = clock::now() + timeout;
+  std::string last = "no attempt was made";
+  while (true) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(end - clock::now());
+    if (left.count() <= 0) break;
+    auto fd = etcdproxy::dial_tcp({address, port}, std::min(left, kAttempt));
+    if (fd) {
+      auto line = read_line(*fd, kAttempt);
+      if (line && fedapi::parse_probe_answer(*line)) return line;
+      last = line ? fedapi::parse_probe_answer(*line).error().message() : line.error().message();
+    } else {
+      last = fd.error().message();
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  }
+  return fail(ErrorCode::Unavailable, "no answer from " + address + ":" + std::to_string(port) +
+                                          " in " + std::to_string(timeout.count() / 1000) +
+                                          "s: " + last);
+}
+
+}  // namespace fed::probe

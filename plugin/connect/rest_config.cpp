@@ -1,0 +1,19 @@
+#include "plugin/connect/rest_config.hpp"
+
+#include "shared/kube/kubeconfig_resolve.hpp"
+#include "shared/util/build_info.hpp"
+
+namespace fed::plugin {
+
+Result<kube::RestConfig> rest_config_for(const GlobalOptions& global) {
+  kube::LoadOptions load;
+  load.kubeconfig_path = global.kubeconfig;
+  load.context = global.context;
+  load.namespace_override = global.namespace_name;
+  FED_ASSIGN_OR_RETURN(kube::RestConfig config, kube::rest_config_from_flags(load));
+  config.request_timeout = global.request_timeout;
+  config.user_agent = "kubectl-fed/" + std::string(build::version());
+  return config;
+}
+
+}  // namespace fed::plugin

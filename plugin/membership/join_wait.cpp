@@ -1,0 +1,30 @@
+#include "plugin/membership/join_wait.hpp"
+
+#include "plugin/connect/poll.hpp"
+#include "plugin/membership/join_plan.hpp"
+#include "shared/fedapi/group.hpp"
+
+namespace fed::plugin {
+
+Result<nlohmann::json> wait_until_ready(kube::DynamicClient& host, const std::string& member,
+                                        std::chrono::milliseconds timeout, Output& out) {
+  nlohmann::json ready;
+  FED_TRY(poll_until(
+      [&]() -> PollResult {
+        auto fc = host.get(fedapi::ref(fedapi::kFederatedCluster, member));
+        if (fc) {
+          auto why = not_ready_reason(*fc);
+          if (!why) ready = std::move(*fc);
+          return why;
+        }
+        if (!fc.error().is_not_found() && fc.error().code() != ErrorCode::Unavailable) {
+          return fail(fc.error().code(), "reading FederatedCluster " + member + ": " +
+                                             fc.error().to_error().message());
+        }
+        return still_waiting(fc.error().to_error().message());
+      },
+      timeout, member, "member " + member + " not Ready", out));
+  return ready;
+}
+
+}  // namespace fed::plugin

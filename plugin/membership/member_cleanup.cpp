@@ -1,0 +1,140 @@
+#include "plugin/membership/member_cleanup.hpp"
+
+#include <thread>
+
+#include "plugin/connect/cluster_facts.hpp"
+#include "plugin/manifests/render.hpp"
+#include "shared/fedapi/group.hpp"
+#include "shared/util/strings.hpp"
+
+namespace fed::plugin {
+namespace {
+
+using nlohmann::json;
+using clock = std::chrono::steady_clock;
+
+kube::ResourceRef collection(std::string group, std::string version, std::string resource) {
+  return kube::ResourceRef{{std::move(group), std::move(version), std::move(resource)}, "", "", ""};
+}
+
+std::string name_of(const kube::ResourceRef& c, const json& item) {
+  const std::string ns = item["metadata"].value("namespace", "");
+  return c.gvr.resource + "/" + (ns.empty() ? "" : ns + "/") + item["metadata"].value("name", "");
+}
+
+// Lists one collection by the part-of label; an unserved kind is empty.
+Result<json> list_labelled(kube::DynamicClient& client, const kube::ResourceRef& c) {
+  kube::ListOptions options;
+  options.label_selector = std::string(kPartOfSelector);
+  auto list = client.list(c, options);
+  if (list) return std::move(*list).value("items", json::array());
+  if (list.error().is_not_found()) return json::array();
+  return fail(list.error().code(),
+              "listing " + c.gvr.to_string() + ": " + list.error().to_error().message());
+}
+
+Status delete_items(kube::DynamicClient& client, const kube::ResourceRef& c, const json& items,
+                    std::vector<std::string>& deleted) {
+  for (const auto& item : items) {
+    kube::ResourceRef ref = c.named(item["metadata"].value("name", ""));
+    ref.ns = item["metadata"].value("namespace", "");
+    kube::DeleteOptions options;
+    options.propagation = kube::Propagation::Background;
+    auto r = client.remove(ref, options);
+    if (!r && !r.error().is_not_found()) {
+      return fail(r.error().code(),
+                  "deleting " + name_of(c, item) + ": " + r.error().to_error().message());
+    }
+    if (!item["metadata"].contains("deletionTimestamp")) deleted.push_back(name_of(c, item));
+  }
+  return ok();
+}
+
+// Waits until no pod labelled part-of kubectl-fed is left (their preStop has run).
+Status wait_for_pods(kube::DynamicClient& client, clock::time_point deadline, Output& out) {
+  const auto pods = collection("", "v1", "pods");
+  bool told = false;
+  while (true) {
+    FED_ASSIGN_OR_RETURN(auto items, list_labelled(client, pods));
+    if (items.empty()) return ok();
+    if (!told)
+      out.progress("waiting for " + std::to_string(items.size()) +
+                   " agent pod(s) to uninstall and stop...");
+    told = true;
+    if (clock::now() >= deadline) {
+      return fail(ErrorCode::Unavailable,
+                  std::to_string(items.size()) + " kubectl-fed pod(s) still running (e.g. " +
+                      name_of(pods, items[0]) + "); re-run unjoin, or raise --timeout");
+    }
+    std::this_thread::sleep_for(std::chrono::seconds(1));
+  }
+}
+
+}  // namespace
+
+const std::vector<kube::ResourceRef>& labelled_collections() {
+  static const std::vector<kube::ResourceRef> kCollections = {
+      collection("apps", "v1", "daemonsets"),
+      collection("apps", "v1", "deployments"),
+      collection(std::string(fedapi::kGroup), std::string(fedapi::kVersion), "peerings"),
+      collection(std::string(fedapi::kGroup), std::string(fedapi::kVersion), "natmappings"),
+      collection(std::string(fedapi::kGroup), std::string(fedapi::kVersion), "ipamstates"),
+      collection(std::string(fedapi::kGroup), std::string(fedapi::kVersion), "federatedclusters"),
+      collection("", "v1", "configmaps"),
+      collection("", "v1", "secrets"),
+      collection("", "v1", "serviceaccounts"),
+      collection("", "v1", "services"),
+      collection("rbac.authorization.k8s.io", "v1", "rolebindings"),
+      collection("rbac.authorization.k8s.io", "v1", "roles"),
+      collection("rbac.authorization.k8s.io", "v1", "clusterrolebindings"),
+      collection("rbac.authorization.k8s.io", "v1", "clusterroles"),
+      collection("admissionregistration.k8s.io", "v1", "validatingwebhookconfigurations"),
+      collection("admissionregistration.k8s.io", "v1", "validatingadmissionpolicybindings"),
+      collection("admissionregistration.k8s.io", "v1", "validatingadmissionpolicies"),
+      // The federation's namespace and the replicas of offloaded namespaces.
+      collection("", "v1", "namespaces"),
+      collection("apiextensions.k8s.io", "v1", "customresourcedefinitions"),
+  };
+  return kCollections;
+}
+
+Result<std::vector<std::string>> labelled_leftovers(kube::DynamicClient& client) {
+  std::vector<std::string> out;
+  for (const auto& c : labelled_collections()) {
+    FED_ASSIGN_OR_RETURN(auto items, list_labelled(client, c));
+    for (const auto& item : items) out.push_back(name_of(c, item));
+  }
+  return out;
+}
+
+Result<std::vector<std::string>> remove_labelled(kube::DynamicClient& client,
+                                                 std::chrono::milliseconds timeout, Output& out) {
+  const auto deadline = clock::now() + timeout;
+  std::vector<std::string> deleted;
+  const auto& collections = labelled_collections();
+  // The agent first: its preStop removes the datapath while RBAC and the namespace still exist.
+  for (std::size_t i = 0; i < 2; ++i) {
+    FED_ASSIGN_OR_RETURN(auto items, list_labelled(client, collections[i]));
+    FED_TRY(delete_items(client, collections[i], items, deleted));
+  }
+  FED_TRY(wait_for_pods(client, deadline, out));
+  FED_TRY(unlabel_gateways(client));
+  for (std::size_t i = 2; i < collections.size(); ++i) {
+    FED_ASSIGN_OR_RETURN(auto items, list_labelled(client, collections[i]));
+    FED_TRY(delete_items(client, collections[i], items, deleted));
+  }
+  out.progress("waiting for the namespace and CRDs to finish terminating...");
+  while (true) {
+    FED_ASSIGN_OR_RETURN(auto left, labelled_leftovers(client));
+    if (left.empty()) return deleted;
+    if (clock::now() >= deadline) {
+      return fail(ErrorCode::Unavailable, std::to_string(left.size()) + " object(s) labelled " +
+                                              std::string(kPartOfSelector) +
+                                              " still there after the timeout (e.g. " + left[0] +
+                                              "); re-run unjoin, or raise --timeout");
+    }
+    std::this_thread::sleep_for(std::chrono::seconds(1));
+  }
+}
+
+}  // namespace fed::plugin

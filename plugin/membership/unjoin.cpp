@@ -1,0 +1,161 @@
+#include "plugin/membership/unjoin.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include <memory>
+#include <ostream>
+#include <thread>
+
+#include "plugin/connect/cluster_facts.hpp"
+#include "plugin/connect/host_connection.hpp"
+#include "plugin/membership/join_plan.hpp"
+#include "plugin/membership/member_cleanup.hpp"
+#include "plugin/membership/membership_validation.hpp"
+#include "shared/fedapi/group.hpp"
+
+namespace fed::plugin {
+namespace {
+
+using nlohmann::json;
+
+constexpr std::string_view kFinalizer = "kubectl-fed.io/membership";
+
+Runner wire_unjoin(CLI::App& app) {
+  auto o = std::make_shared<UnjoinOptions>();
+  auto timeout = std::make_shared<std::string>("3m");
+  app.add_option("member", o->member, "The member to remove");
+  app.add_option("--member-context", o->member_flags.context,
+                 "The member's context in your kubeconfig (default: the context named MEMBER)");
+  app.add_option("--member-kubeconfig", o->member_flags.kubeconfig,
+                 "A kubeconfig file for the member");
+  app.add_flag("--force", o->force,
+               "Do not wait for the manager's teardown; also go on when the member is gone");
+  app.add_option("--timeout", *timeout, "How long to wait for each teardown step (default 3m)");
+  return [o, timeout](const GlobalOptions& global, Output& out) -> Status {
+    FED_ASSIGN_OR_RETURN(o->timeout, parse_timeout_flag(*timeout, "--timeout"));
+    return run_unjoin(global, *o, out);
+  };
+}
+
+Status remove_if_present(kube::DynamicClient& c, const kube::ResourceRef& ref) {
+  auto r = c.remove(ref);
+  if (r || r.error().is_not_found()) return ok();
+  return fail(r.error().code(),
+              "deleting " + ref.to_string() + ": " + r.error().to_error().message());
+}
+
+// Deletes the FederatedCluster; without --force waits for the manager's finalizer, with it
+// removes the finalizer and the host's Peering and NatMapping itself. False when there was none.
+Result<bool> delete_federated_cluster(kube::DynamicClient& host, const UnjoinOptions& o,
+                                      Output& out) {
+  const auto ref = fedapi::ref(fedapi::kFederatedCluster, o.member);
+  auto fc = host.get(ref);
+  if (!fc) {
+    if (fc.error().is_not_found()) return false;
+    return fail(fc.error().code(), fc.error().to_error().message());
+  }
+  FED_TRY(remove_if_present(host, ref));
+  if (o.force) {
+    auto r = host.patch(ref, kube::PatchType::Merge, R"({"metadata":{"finalizers":null}})");
+    if (!r && !r.error().is_not_found()) return r.error().to_error();
+    FED_TRY(remove_if_present(host, fedapi::ref(fedapi::kPeering, o.member)));
+    FED_TRY(remove_if_present(host, fedapi::ref(fedapi::kNatMapping, o.member)));
+    return true;
+  }
+  out.progress("waiting for the manager to tear down the peering with " + o.member + "...");
+  const auto deadline = std::chrono::steady_clock::now() + o.timeout;
+  while (true) {
+    auto got = host.get(ref);
+    if (!got && got.error().is_not_found()) return true;
+    if (std::chrono::steady_clock::now() >= deadline) {
+      return fail(ErrorCode::Unavailable, "FederatedCluster " + o.member +
+                                              " still waits for the manager's teardown "
+                                              "(finalizer " +
+                                              std::string(kFinalizer) +
+                                              "): is fed-manager running? "
+                                              "Re-run with --force to skip it");
+    }
+    std::this_thread::sleep_for(std::chrono::seconds(1));
+  }
+}
+
+}  // namespace
+
+const Command kUnjoinCommand{
+    .name = "unjoin",
+    .summary = "Remove a member from the federation and kubectl-fed from the member",
+    .description =
+        "Delete the FederatedCluster MEMBER on the host (the current context) and wait for the "
+        "manager to tear the peering down on both sides, then delete everything labelled "
+        "app.kubernetes.io/part-of=kubectl-fed on the member (the agent's preStop uninstalls "
+        "its routes and NAT first), then the member's credential Secret on the host. The member "
+        "is reached with --member-context/--member-kubeconfig, by default the context named "
+        "MEMBER. --force skips waiting for the manager and goes on when the member is gone.",
+    .usage =
+        "unjoin MEMBER [--member-context CTX | --member-kubeconfig FILE] [--force] "
+        "[--timeout D] [flags]",
+    .examples =
+        "  # Remove c3 from the federation hosted by c1\n"
+        "  kubectl fed unjoin c3 --context c1 --member-context c3\n"
+        "\n"
+        "  # The manager is down or the member is gone for good\n"
+        "  kubectl fed unjoin c3 --context c1 --force\n",
+    .arg_values = {},
+    .wire = wire_unjoin,
+};
+
+Status run_unjoin(const GlobalOptions& global, const UnjoinOptions& o, Output& out) {
+  if (o.member.empty()) {
+    return fail(ErrorCode::Invalid, "unjoin needs the MEMBER name, e.g. kubectl fed unjoin c3");
+  }
+  FED_TRY(validate_cluster_id(o.member, "MEMBER"));
+  FED_ASSIGN_OR_RETURN(auto connection, connect_host(global));
+  auto& host = connection.client;
+  const std::string host_id = connection.cluster_id;
+
+  // Connect first: an unreachable member must not leave a half-done unjoin behind, unless
+  // --force says the member is gone.
+  auto member = connect_member(global, o.member_flags, o.member, o.member);
+  if (!member && !o.force) return std::move(member).error();
+
+  json doc{{"member", o.member}, {"federation", host_id}, {"deleted", json::array()}};
+  FED_ASSIGN_OR_RETURN(auto had_fc, delete_federated_cluster(*host, o, out));
+  if (had_fc)
+    doc["deleted"].push_back({{"cluster", host_id}, {"object", "federatedcluster/" + o.member}});
+
+  if (member) {
+    FED_ASSIGN_OR_RETURN(auto identity, fetch_identity(*member->client));
+    if (identity && identity->federation_id != host_id && !o.force) {
+      return fail(ErrorCode::Invalid, "member " + o.member + " belongs to federation " +
+                                          identity->federation_id + ", not " + host_id +
+                                          "; unjoin it from its own host");
+    }
+    out.progress("Removing kubectl-fed from " + o.member + "...");
+    FED_ASSIGN_OR_RETURN(auto deleted, remove_labelled(*member->client, o.timeout, out));
+    for (const auto& d : deleted) doc["deleted"].push_back({{"cluster", o.member}, {"object", d}});
+  } else {
+    doc["memberUnreachable"] = member.error().message();
+  }
+  const kube::ResourceRef secret{
+      {"", "v1", "secrets"}, std::string(kFedNamespace), credential_secret_name(o.member), ""};
+  auto gone = host->remove(secret);
+  if (gone) {
+    doc["deleted"].push_back(
+        {{"cluster", host_id}, {"object", "secrets/" + secret.ns + "/" + secret.name}});
+  } else if (!gone.error().is_not_found()) {
+    return fail(gone.error().code(), "deleting " + secret.to_string() +
+                                         " on the host: " + gone.error().to_error().message());
+  }
+
+  if (!member) out.err() << "warning: " << member.error().message() << "; its objects are left\n";
+  out.print(doc, [&](std::ostream& os) {
+    for (const auto& d : doc["deleted"]) {
+      os << d["cluster"].get<std::string>() << ": " << d["object"].get<std::string>()
+         << " deleted\n";
+    }
+    os << "member " << o.member << " left federation " << host_id << "\n";
+  });
+  return ok();
+}
+
+}  // namespace fed::plugin

@@ -1,0 +1,330 @@
+#include "plugin/offload/offload.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include <memory>
+#include <ostream>
+
+#include "plugin/cli/cluster_selector_flag.hpp"
+#include "plugin/connect/host_connection.hpp"
+#include "plugin/connect/poll.hpp"
+#include "plugin/manifests/render.hpp"
+#include "plugin/offload/reflection_grant.hpp"
+#include "shared/fedapi/condition.hpp"
+#include "shared/fedapi/group.hpp"
+#include "shared/fedapi/json_fields.hpp"
+#include "shared/fedapi/offloading.hpp"
+#include "shared/offload/node_selector_match.hpp"
+#include "shared/offload/reflection_grant.hpp"
+#include "shared/offload/remote_namespace.hpp"
+#include "shared/util/duration.hpp"
+
+namespace fed::plugin {
+namespace {
+
+using nlohmann::json;
+
+constexpr std::string_view kOffloadingName = fedapi::kNamespaceOffloadingName;
+
+kube::ResourceRef offloading_ref(const std::string& ns) {
+  return fedapi::ref_in(fedapi::kNamespaceOffloading, ns, std::string(kOffloadingName));
+}
+
+// The object's status as the API types read it; empty when it has none or cannot be read.
+fedapi::NamespaceOffloadingStatus status_of(const json& off) {
+  auto status = fedapi::decode<fedapi::NamespaceOffloadingStatus>(
+      off.value("status", json::object()), "status");
+  return status ? *std::move(status) : fedapi::NamespaceOffloadingStatus{};
+}
+
+std::string phase_of(const json& off) {
+  const auto phase = status_of(off).offloading_phase;
+  return phase ? std::string(fedapi::to_string(*phase)) : "";
+}
+
+}  // namespace
+
+bool ready_for_current_spec(const json& off) {
+  if (!off.is_object() || phase_of(off) != "Ready") return false;
+  const auto generation =
+      off.value("metadata", json::object()).value("generation", std::int64_t{0});
+  return status_of(off).observed_generation >= generation;
+}
+
+namespace {
+
+// "c2: Ready, c3: CreationLoopBackOff ..." from the per-cluster conditions.
+std::string clusters_summary(const json& off) {
+  std::string out;
+  for (const auto& [id, conditions] : status_of(off).remote_namespaces_conditions) {
+    std::string ready = "pending";
+    if (const auto* c = fedapi::find_condition(conditions, fedapi::kConditionReady)) {
+      ready = c->status == "True" ? "Ready" : (c->reason.empty() ? "NotReady" : c->reason);
+    }
+    out += (out.empty() ? "" : ", ") + id + ": " + ready;
+  }
+  return out.empty() ? "no member selected yet" : out;
+}
+
+// --wait: until `done(the NamespaceOffloading, or null when gone)`.
+Status wait_until(kube::DynamicClient& host, const std::string& ns,
+                  const std::function<bool(const json&)>& done, std::chrono::milliseconds timeout,
+                  const std::string& what, Output& out) {
+  return poll_until(
+      [&]() -> PollResult {
+        auto off = host.get(offloading_ref(ns));
+        if (!off && !off.error().is_not_found()) return off.error().to_error();
+        const json current = off ? *off : json(nullptr);
+        if (done(current)) return poll_done();
+        if (current.is_null()) return still_waiting("no NamespaceOffloading");
+        const std::string phase = phase_of(current);
+        return still_waiting("phase " + (phase.empty() ? std::string("(none yet)") : phase) + "; " +
+                             clusters_summary(current));
+      },
+      timeout, what, what + " not done (is the manager running? kubectl fed status)", out);
+}
+
+Status check_kind(const std::string& kind) {
+  if (kind == "namespace" || kind == "ns") return ok();
+  return fail(ErrorCode::Invalid, "unknown kind \"" + kind +
+                                      "\": only namespaces are offloaded, e.g. kubectl fed "
+                                      "offload namespace shop");
+}
+
+Runner wire_offload(CLI::App& app) {
+  auto o = std::make_shared<OffloadOptions>();
+  auto timeout = std::make_shared<std::string>("2m");
+  auto dry_run = std::make_shared<std::string>("none");
+  app.add_option("kind", o->kind, "namespace");
+  app.add_option("name", o->namespace_name, "The host namespace to offload");
+  app.add_option("--namespace-mapping-strategy", o->namespace_mapping_strategy,
+                 "DefaultName (<ns>-<host id>), EnforceSameName or SelectedName");
+  app.add_option("--remote-namespace-name", o->remote_namespace_name,
+                 "The replicas' name (with --namespace-mapping-strategy SelectedName)");
+  app.add_option("--pod-offloading-strategy", o->pod_offloading_strategy,
+                 "LocalAndRemote, Local or Remote");
+  app.add_option("--selector", o->selectors,
+                 "Members whose virtual node matches (label-selector syntax, e.g. "
+                 "'region in (eu),tier!=spot'); repeat to OR terms. Default: every member");
+  app.add_flag("--wait", o->wait, "Wait until offloadingPhase is Ready");
+  app.add_option("--timeout", *timeout, "How long --wait may take (default 2m)");
+  app.add_option("--dry-run", *dry_run, "none, or client: print the object, change nothing");
+  return [o, timeout, dry_run](const GlobalOptions& global, Output& out) -> Status {
+    FED_ASSIGN_OR_RETURN(o->timeout, parse_timeout_flag(*timeout, "--timeout"));
+    FED_ASSIGN_OR_RETURN(o->dry_run, parse_dry_run(*dry_run));
+    return run_offload(global, *o, out);
+  };
+}
+
+Runner wire_unoffload(CLI::App& app) {
+  auto o = std::make_shared<UnoffloadOptions>();
+  auto timeout = std::make_shared<std::string>("2m");
+  app.add_option("kind", o->kind, "namespace");
+  app.add_option("name", o->namespace_name, "The offloaded host namespace");
+  app.add_flag("--wait", o->wait, "Wait until every replica is gone");
+  app.add_option("--timeout", *timeout, "How long --wait may take (default 2m)");
+  return [o, timeout](const GlobalOptions& global, Output& out) -> Status {
+    FED_ASSIGN_OR_RETURN(o->timeout, parse_timeout_flag(*timeout, "--timeout"));
+    return run_unoffload(global, *o, out);
+  };
+}
+
+}  // namespace
+
+const Command kOffloadCommand{
+    .name = "offload",
+    .summary = "Run a host namespace's pods on members too (namespace offloading)",
+    .description =
+        "Offloads a host namespace: the manager replicates it on every member whose virtual "
+        "node matches --selector (as <ns>-<host id> by default) and its pods may be scheduled "
+        "on those virtual nodes as --pod-offloading-strategy says. Writes the namespace's "
+        "NamespaceOffloading `offloading`; offloading again with the same flags changes nothing.",
+    .usage =
+        "offload namespace NS [--selector EXPR]... [--pod-offloading-strategy S] "
+        "[--namespace-mapping-strategy S] [--wait] [--dry-run=client] [flags]",
+    .examples =
+        "  # Offload shop to every member and wait for the replicas\n"
+        "  kubectl fed offload namespace shop --context c1 --wait\n"
+        "\n"
+        "  # Only to members labelled region=eu, pods only there\n"
+        "  kubectl fed offload namespace shop --selector 'region in (eu)' "
+        "--pod-offloading-strategy Remote\n",
+    .arg_values = {"namespace"},
+    .wire = wire_offload,
+};
+
+const Command kUnoffloadCommand{
+    .name = "unoffload",
+    .summary = "Stop offloading a host namespace; its replicas on members are deleted",
+    .description =
+        "Deletes the namespace's NamespaceOffloading. The manager removes the "
+        "replicas from every member first (the object stays Terminating meanwhile); "
+        "--wait returns when they are gone.",
+    .usage = "unoffload namespace NS [--wait] [--timeout D] [flags]",
+    .examples = "  kubectl fed unoffload namespace shop --context c1 --wait\n",
+    .arg_values = {"namespace"},
+    .wire = wire_unoffload,
+};
+
+Result<json> offloading_from_flags(const OffloadOptions& o, const std::string& host_id) {
+  FED_TRY(check_kind(o.kind));
+  if (!offload::is_dns_label(o.namespace_name)) {
+    return fail(ErrorCode::Invalid,
+                "NS \"" + o.namespace_name + "\": not a namespace name (1-63 of a-z, 0-9, '-')");
+  }
+  json spec{{"namespaceMappingStrategy", o.namespace_mapping_strategy},
+            {"podOffloadingStrategy", o.pod_offloading_strategy}};
+  if (!o.remote_namespace_name.empty()) spec["remoteNamespaceName"] = o.remote_namespace_name;
+  if (!o.selectors.empty()) {
+    FED_ASSIGN_OR_RETURN(auto selector, node_selector_from_flags(o.selectors));
+    spec["clusterSelector"] = selector;
+  }
+  auto decoded = fedapi::decode<fedapi::NamespaceOffloadingSpec>(spec, "flags");
+  if (!decoded) {
+    return fail(ErrorCode::Invalid,
+                decoded.error().message() +
+                    " (set by --namespace-mapping-strategy, --remote-namespace-name, "
+                    "--pod-offloading-strategy)");
+  }
+  auto remote = offload::remote_namespace_name(*decoded, o.namespace_name, host_id);
+  if (!remote) return fail(ErrorCode::Invalid, remote.error().message());
+  return json{{"apiVersion", std::string(fedapi::kApiVersion)},
+              {"kind", std::string(fedapi::kNamespaceOffloading.kind)},
+              {"metadata",
+               {{"name", std::string(kOffloadingName)},
+                {"namespace", o.namespace_name},
+                {"labels", {{std::string(kPartOfLabel), std::string(kPartOfValue)}}}}},
+              {"spec", *decoded}};
+}
+
+// A warning when no virtual node on the host matches the offloading's clusterSelector: the phase
+// will be NoClusterSelected until a member with those labels joins. Empty when one matches (or
+// the nodes cannot be listed: the offloading itself is still right).
+std::string no_cluster_warning(kube::DynamicClient& host, const json& desired) {
+  auto spec = fedapi::decode<fedapi::NamespaceOffloadingSpec>(desired["spec"], "spec");
+  if (!spec) return "";
+  kube::ListOptions options;
+  options.label_selector = "kubectl-fed.io/type=virtual-node";
+  auto nodes = host.list(kube::ResourceRef{{"", "v1", "nodes"}, "", "", ""}, options);
+  if (!nodes) return "";
+  const auto selector = spec->effective_cluster_selector();
+  for (const auto& node : nodes->value("items", json::array())) {
+    auto hit = offload::matches(selector, offload::facts_of(node), "--selector");
+    if (hit && *hit) return "";
+  }
+  return "no virtual node matches the cluster selector (" +
+         std::to_string(nodes->value("items", json::array()).size()) +
+         " virtual nodes): the phase stays NoClusterSelected until a member with those labels "
+         "joins";
+}
+
+Status run_offload(const GlobalOptions& global, const OffloadOptions& o, Output& out) {
+  // Every check but the remote name's length (which needs the host's id) before connecting.
+  FED_TRY(offloading_from_flags(o, "x"));
+  FED_ASSIGN_OR_RETURN(auto connection, connect_host(global));
+  auto& host = connection.client;
+  FED_ASSIGN_OR_RETURN(auto desired, offloading_from_flags(o, connection.cluster_id));
+  if (o.dry_run == DryRun::Client) {
+    const json grant = offload::reflection_grant(o.namespace_name);
+    out.print(object_list({desired, grant}), [&](std::ostream& os) {
+      os << object_label(desired) << " and " << object_label(grant) << " in " << o.namespace_name
+         << " (dry run)\n";
+    });
+    return ok();
+  }
+  const auto ns = host->get(kube::ResourceRef{{"", "v1", "namespaces"}, "", o.namespace_name, ""});
+  if (!ns && ns.error().is_not_found()) {
+    return fail(ErrorCode::NotFound,
+                "namespace " + o.namespace_name + " does not exist on the host: create it first");
+  }
+  if (!ns) return ns.error().to_error();
+  auto live = host->get(offloading_ref(o.namespace_name));
+  if (!live && !live.error().is_not_found()) return live.error().to_error();
+  const std::string warning = no_cluster_warning(*host, desired);
+  if (!warning.empty()) out.err() << "warning: " << warning << "\n";
+  std::string result = "offloaded";
+  if (live) {
+    if ((*live)["metadata"].contains("deletionTimestamp")) {
+      return fail(ErrorCode::Conflict,
+                  "namespace " + o.namespace_name +
+                      " is being unoffloaded; wait for it, then offload again");
+    }
+    auto have = fedapi::decode<fedapi::NamespaceOffloadingSpec>(live->value("spec", json::object()),
+                                                                "spec");
+    auto want = fedapi::decode<fedapi::NamespaceOffloadingSpec>(desired["spec"], "spec");
+    if (have && want && *have == *want) {
+      result = "alreadyOffloaded";
+    } else {
+      if (have && want && have->namespace_mapping_strategy != want->namespace_mapping_strategy) {
+        return fail(ErrorCode::Invalid,
+                    "--namespace-mapping-strategy: namespace " + o.namespace_name +
+                        " is offloaded with " +
+                        std::string(fedapi::to_string(have->namespace_mapping_strategy)) +
+                        ", which cannot change; unoffload it first");
+      }
+      json patch{{"spec", desired["spec"]}};
+      if (!desired["spec"].contains("clusterSelector")) patch["spec"]["clusterSelector"] = nullptr;
+      auto r = host->patch(offloading_ref(o.namespace_name), kube::PatchType::Merge, patch.dump());
+      if (!r) return r.error().to_error();
+      result = "updated";
+    }
+  } else {
+    auto r = host->create(offloading_ref(o.namespace_name).collection(), desired);
+    if (!r) return r.error().to_error();
+  }
+  FED_TRY(grant_reflection(*host, o.namespace_name));
+  if (o.wait) {
+    FED_TRY(wait_until(*host, o.namespace_name, ready_for_current_spec, o.timeout,
+                       "the offloading of " + o.namespace_name, out));
+  }
+  auto now = host->get(offloading_ref(o.namespace_name));
+  const json current = now ? *now : json::object();
+  json doc{{"result", result},
+           {"namespace", o.namespace_name},
+           {"remoteNamespace", status_of(current).remote_namespace_name},
+           {"phase", phase_of(current)},
+           // As the API holds them: the conditions' own JSON, not a re-rendering.
+           {"clusters", current.value("status", json::object())
+                            .value("remoteNamespacesConditions", json::object())}};
+  if (!warning.empty()) doc["warnings"] = json::array({warning});
+  out.print(doc, [&](std::ostream& os) {
+    os << "namespace " << o.namespace_name << " "
+       << (result == "alreadyOffloaded" ? "already offloaded"
+           : result == "updated"        ? "offloading updated"
+                                        : "offloaded")
+       << "\n";
+    if (o.wait) {
+      os << "phase " << doc["phase"].get<std::string>() << ": "
+         << (now ? clusters_summary(*now) : std::string()) << "\n";
+    }
+  });
+  return ok();
+}
+
+Status run_unoffload(const GlobalOptions& global, const UnoffloadOptions& o, Output& out) {
+  FED_TRY(check_kind(o.kind));
+  FED_ASSIGN_OR_RETURN(auto connection, connect_host(global));
+  auto& host = connection.client;
+  auto live = host->get(offloading_ref(o.namespace_name));
+  if (!live && !live.error().is_not_found()) return live.error().to_error();
+  const std::string result = live ? "unoffloaded" : "notOffloaded";
+  if (live) {
+    auto r = host->remove(offloading_ref(o.namespace_name));
+    if (!r && !r.error().is_not_found()) return r.error().to_error();
+    FED_TRY(revoke_reflection(*host, o.namespace_name));
+    if (o.wait) {
+      FED_TRY(wait_until(
+          *host, o.namespace_name, [](const json& off) { return off.is_null(); }, o.timeout,
+          "the unoffloading of " + o.namespace_name, out));
+    }
+  }
+  out.print(json{{"result", result}, {"namespace", o.namespace_name}}, [&](std::ostream& os) {
+    os << "namespace " << o.namespace_name
+       << (live ? (o.wait ? " unoffloaded: every replica is gone" : " is being unoffloaded")
+                : " was not offloaded")
+       << "\n";
+  });
+  return ok();
+}
+
+}  // namespace fed::plugin

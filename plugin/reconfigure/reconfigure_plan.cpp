@@ -1,0 +1,239 @@
+#include "plugin/reconfigure/reconfigure_plan.hpp"
+
+#include <algorithm>
+
+#include "plugin/reconfigure/feature_config.hpp"
+#include "plugin/reconfigure/reconfigure_features.hpp"
+#include "shared/fedapi/manifest.hpp"
+#include "shared/kube/label_selector.hpp"
+#include "shared/reconfig/cni_conflist.hpp"
+#include "shared/reconfig/kubelet_locations.hpp"
+#include "shared/util/duration.hpp"
+#include "shared/util/strings.hpp"
+
+namespace fed::plugin {
+namespace {
+
+Error invalid(std::string message) {
+  return Error(ErrorCode::Invalid, std::move(message));
+}
+
+bool is_feature(std::string_view key) {
+  const auto& known = cluster_features();
+  return std::find(known.begin(), known.end(), key) != known.end();
+}
+
+struct SplitItems {
+  std::vector<std::string> on, off;  // cluster features to install and to remove
+  std::vector<std::string> fields;   // kubelet fields
+};
+
+// The items naming a cluster feature (which must say true or false), and the kubelet fields.
+Result<SplitItems> split_features(std::vector<std::string> items) {
+  SplitItems out;
+  for (auto& item : items) {
+    const auto eq = item.find('=');
+    const std::string key = item.substr(0, eq);
+    if (!is_feature(key)) {
+      out.fields.push_back(std::move(item));
+      continue;
+    }
+    const std::string value = eq == std::string::npos ? "" : item.substr(eq + 1);
+    if (value != "true" && value != "false") {
+      return invalid("--set " + item + ": expected " + key + "=true (install) or " + key +
+                     "=false (remove)");
+    }
+    for (const auto* list : {&out.on, &out.off}) {
+      if (std::find(list->begin(), list->end(), key) != list->end()) {
+        return invalid("--set " + key + " is given twice");
+      }
+    }
+    (value == "true" ? out.on : out.off).push_back(key);
+  }
+  std::sort(out.on.begin(), out.on.end());
+  std::sort(out.off.begin(), out.off.end());
+  return out;
+}
+
+Status check_path(std::string_view flag, const std::string& path) {
+  if (!path.empty() && path.front() != '/') {
+    return invalid(std::string(flag) + " " + path +
+                   ": expected an absolute path on the node (\"{node}\" is the node's name)");
+  }
+  return ok();
+}
+
+// The FeatureConfig of -f; an empty spec when -f was not given.
+Result<FeatureConfigSpec> file_spec(const ReconfigureOptions& o, std::string_view text) {
+  if (!o.set.empty() && !o.file.empty()) {
+    return invalid("--set and -f are exclusive: put every field in one of them");
+  }
+  if (o.file.empty()) return FeatureConfigSpec{};
+  FED_ASSIGN_OR_RETURN(auto docs, fedapi::parse_manifests(text, o.file));
+  if (docs.size() != 1) {
+    return invalid(o.file + ": expected one FeatureConfig document, found " +
+                   std::to_string(docs.size()));
+  }
+  auto spec = read_feature_config(docs.front());
+  if (!spec) return std::move(spec).error().with_context(o.file);
+  return spec;
+}
+
+Result<CniSwitchPlan> cni_plan(const ReconfigureOptions& o, const FeatureConfigSpec& file,
+                               std::string_view conflist_text) {
+  const bool from_file = o.cni_conflist.empty() && !o.rollback;
+  if (from_file ? !file.items.empty() : (!o.set.empty() || !o.file.empty())) {
+    return invalid(
+        "a CNI switch runs alone: give --set or -f in a run of their own, before or after it" +
+        std::string(from_file ? " (" + o.file + " has spec.cni and other fields)" : ""));
+  }
+  if (o.rollback && !o.cni_conflist.empty()) {
+    return invalid("--rollback removes the switch's file: give it without --cni-conflist");
+  }
+  CniSwitchPlan cni;
+  cni.rollback = o.rollback;
+  if (!o.cni_conf_dir.empty()) {
+    cni.conf_dir = o.cni_conf_dir;
+  } else if (!file.cni_conf_dir.empty()) {
+    cni.conf_dir = file.cni_conf_dir;
+  }
+  FED_TRY(check_path("--cni-conf-dir", cni.conf_dir));
+  if (cni.rollback) return cni;
+  const std::string text(from_file ? std::string_view(file.cni_conflist) : conflist_text);
+  const std::string where = from_file ? o.file + ": spec.cni.conflist" : o.cni_conflist;
+  // Checked as each node gets it, "{node}" replaced.
+  FED_ASSIGN_OR_RETURN(auto list, reconfig::parse_conflist(for_node(text, "node"), where));
+  cni.conflist = text;
+  cni.network = list.name;
+  cni.subnets = list.subnets;
+  return cni;
+}
+
+// --clusters, else the FeatureConfig's spec.clusterSelector, as a canonical selector.
+Result<std::optional<std::string>> cluster_selector(const ReconfigureOptions& o,
+                                                    const FeatureConfigSpec& file) {
+  std::optional<std::string> text = file.cluster_selector;
+  std::string where = o.file + ": spec.clusterSelector";
+  if (o.clusters_given) {
+    text = o.clusters;
+    where = "--clusters";
+  }
+  if (!text) return std::optional<std::string>{};
+  if (util::trim(*text) == "all") return std::optional<std::string>{""};
+  auto selector = kube::LabelSelector::parse(*text);
+  if (!selector) {
+    return invalid(where + " \"" + *text + "\": " + selector.error().message() +
+                   "; expected a label selector over the members' cluster labels (region=eu, "
+                   "tier in (a,b)) or all");
+  }
+  return std::optional<std::string>{selector->to_string()};
+}
+
+}  // namespace
+
+Result<ReconfigurePlan> make_plan(const ReconfigureOptions& o, std::string_view file_text,
+                                  std::string_view conflist_text) {
+  ReconfigurePlan plan;
+  if (!o.wait) {
+    // The plugin drives the rollout node by node; nothing in the cluster would go on alone.
+    return invalid(
+        "--wait=false: reconfigure drives the rollout itself and returns when it ends; run it "
+        "in the background (or a CI job) instead, and follow it with `kubectl fed reconfigure "
+        "status`");
+  }
+  FED_ASSIGN_OR_RETURN(const FeatureConfigSpec file, file_spec(o, file_text));
+  if (!o.cni_conflist.empty() || o.rollback || !file.cni_conflist.empty()) {
+    FED_ASSIGN_OR_RETURN(plan.cni, cni_plan(o, file, conflist_text));
+  } else if (!o.cni_conf_dir.empty()) {
+    return invalid("--cni-conf-dir belongs to a CNI switch: add --cni-conflist FILE or --rollback");
+  }
+  if (!plan.cni && o.set.empty() && o.file.empty()) {
+    return invalid("nothing to change: give --set field=value (repeatable) or -f features.yaml");
+  }
+  auto split = split_features(plan.cni         ? std::vector<std::string>{}
+                              : o.file.empty() ? o.set
+                                               : file.items);
+  if (!split) {
+    return o.file.empty() ? std::move(split).error()
+                          : std::move(split).error().with_context(o.file);
+  }
+  plan.features = std::move(split->on);
+  plan.removed_features = std::move(split->off);
+  plan.set_items = std::move(split->fields);
+  if (!plan.set_items.empty()) {
+    // The agent's own allow-list: an unknown field fails here with its suggestion.
+    auto changes = reconfig::parse_set_args(plan.set_items);
+    if (!changes) {
+      return o.file.empty() ? std::move(changes).error()
+                            : std::move(changes).error().with_context(o.file);
+    }
+    plan.changes = std::move(*changes);
+  }
+  const bool from_file = !o.max_unavailable_given && file.max_unavailable;
+  plan.max_unavailable = from_file ? *file.max_unavailable : o.max_unavailable;
+  if (plan.max_unavailable < 1) {
+    return invalid((from_file ? o.file + ": spec.maxUnavailable " : "--max-unavailable ") +
+                   std::to_string(plan.max_unavailable) +
+                   ": expected at least 1 (nodes changed at once in each cluster)");
+  }
+  plan.drain = o.drain || file.drain.value_or(false) ? DrainMode::On : DrainMode::Off;
+  FED_ASSIGN_OR_RETURN(plan.cluster_selector, cluster_selector(o, file));
+  if (!file.name.empty()) plan.feature_config = file.document;
+  if (o.image.empty()) return invalid("--image: expected an image holding fed-agent");
+  plan.image = o.image;
+  if (!o.kubelet_config.empty() && !o.kubelet_config_dir.empty()) {
+    return invalid("--kubelet-config and --kubelet-config-dir are exclusive");
+  }
+  FED_TRY(check_path("--kubelet-config", o.kubelet_config));
+  FED_TRY(check_path("--kubelet-config-dir", o.kubelet_config_dir));
+  FED_TRY(check_path("--kubelet-root-dir", o.kubelet_root_dir));
+  // Inside the agent's pod only mounted paths exist, so the files are named, not detected:
+  // the --distribution's layout (the agent's own table), else kubeadm's, unless told otherwise.
+  const std::string distribution = o.distribution.empty() ? "kubeadm" : o.distribution;
+  FED_ASSIGN_OR_RETURN(const reconfig::KubeletLayout* layout, reconfig::find_layout(distribution));
+  plan.target.distribution = o.distribution;
+  plan.target.kubelet_config = o.kubelet_config;
+  plan.target.kubelet_config_dir = o.kubelet_config_dir;
+  if (o.kubelet_config.empty() && o.kubelet_config_dir.empty()) {
+    // A vendor file when there is one; a drop-in directory (k3s) otherwise.
+    if (!layout->config_file.empty()) {
+      plan.target.kubelet_config = layout->config_file;
+    } else {
+      plan.target.kubelet_config_dir = layout->config_dir;
+    }
+  }
+  plan.target.root_dir =
+      o.kubelet_root_dir.empty() ? std::string(layout->root_dir) : o.kubelet_root_dir;
+  plan.target.restart_command = std::string(util::trim(o.restart_command));
+  FED_ASSIGN_OR_RETURN(const auto timeout, util::parse_positive_duration(o.timeout, "--timeout"));
+  plan.gate_timeout =
+      std::max(std::chrono::seconds(1), std::chrono::duration_cast<std::chrono::seconds>(timeout));
+  // A feature waits for an image pull and a webhook's start, not for a kubelet restart.
+  plan.feature_timeout = std::max(plan.gate_timeout, std::chrono::seconds(120));
+  if (o.dry_run != "none" && o.dry_run != "client") {
+    return invalid("--dry-run " + o.dry_run +
+                   ": expected none or client (server is not supported)");
+  }
+  plan.dry_run = o.dry_run == "client";
+  plan.cleanup = o.cleanup ? Cleanup::Remove : Cleanup::Keep;
+  return plan;
+}
+
+std::vector<std::vector<std::string>> plan_batches(std::vector<std::string> nodes,
+                                                   int max_unavailable) {
+  std::sort(nodes.begin(), nodes.end());
+  const std::size_t size = static_cast<std::size_t>(std::max(1, max_unavailable));
+  std::vector<std::vector<std::string>> batches;
+  for (std::size_t i = 0; i < nodes.size(); i += size) {
+    const std::size_t end = std::min(nodes.size(), i + size);
+    batches.emplace_back(nodes.begin() + static_cast<std::ptrdiff_t>(i),
+                         nodes.begin() + static_cast<std::ptrdiff_t>(end));
+  }
+  return batches;
+}
+
+std::string for_node(std::string_view text, std::string_view node) {
+  return util::replace_all(text, "{node}", node);
+}
+
+}  // namespace fed::plugin

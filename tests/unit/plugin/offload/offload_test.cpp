@@ -1,0 +1,98 @@
+#include "plugin/offload/offload.hpp"
+
+#include <doctest/doctest.h>
+
+#include <string>
+
+using fed::ErrorCode;
+using fed::plugin::offloading_from_flags;
+using fed::plugin::OffloadOptions;
+using nlohmann::json;
+
+namespace {
+
+OffloadOptions shop() {
+  OffloadOptions o;
+  o.kind = "namespace";
+  o.namespace_name = "shop";
+  return o;
+}
+
+std::string error_of(const OffloadOptions& o, const std::string& host = "c1") {
+  auto r = offloading_from_flags(o, host);
+  REQUIRE_FALSE(r);
+  CHECK(r.error().code() == ErrorCode::Invalid);
+  return r.error().message();
+}
+
+}  // namespace
+
+TEST_CASE("offload: the defaults make the spec's default NamespaceOffloading") {
+  auto r = offloading_from_flags(shop(), "c1");
+  REQUIRE(r);
+  CHECK((*r)["kind"] == "NamespaceOffloading");
+  CHECK((*r)["metadata"]["name"] == "offloading");
+  CHECK((*r)["metadata"]["namespace"] == "shop");
+  CHECK((*r)["spec"] == json{{"namespaceMappingStrategy", "DefaultName"},
+                             {"podOffloadingStrategy", "LocalAndRemote"}});
+}
+
+TEST_CASE("offload: each --selector is one term, its requirements ANDed") {
+  auto o = shop();
+  o.selectors = {"region in (eu,us),tier!=spot", "gpu,cores>4"};
+  o.pod_offloading_strategy = "Remote";
+  auto r = offloading_from_flags(o, "c1");
+  REQUIRE(r);
+  CHECK((*r)["spec"]["podOffloadingStrategy"] == "Remote");
+  CHECK((*r)["spec"]["clusterSelector"] == json::parse(R"({"nodeSelectorTerms": [
+    {"matchExpressions": [{"key": "region", "operator": "In", "values": ["eu", "us"]},
+                          {"key": "tier", "operator": "NotIn", "values": ["spot"]}]},
+    {"matchExpressions": [{"key": "cores", "operator": "Gt", "values": ["4"]},
+                          {"key": "gpu", "operator": "Exists"}]}]})"));
+}
+
+TEST_CASE("offload: bad flags are refused with the flag named") {
+  auto o = shop();
+  o.pod_offloading_strategy = "Everywhere";
+  auto m = error_of(o);
+  CHECK(m.find("podOffloadingStrategy") != std::string::npos);
+  CHECK(m.find("--pod-offloading-strategy") != std::string::npos);
+
+  o = shop();
+  o.selectors = {"region in (eu"};
+  CHECK(error_of(o).find("--selector[0]") != std::string::npos);
+
+  o = shop();
+  o.namespace_mapping_strategy = "SelectedName";
+  CHECK(error_of(o).find("remoteNamespaceName") != std::string::npos);
+
+  o = shop();
+  o.kind = "pods";
+  CHECK(error_of(o).find("only namespaces") != std::string::npos);
+
+  o = shop();
+  o.namespace_name = "Shop_1";
+  CHECK(error_of(o).find("NS") != std::string::npos);
+}
+
+TEST_CASE("offload: DefaultName over 63 characters is refused, not truncated") {
+  auto o = shop();
+  o.namespace_name = std::string(60, 'a');  // 60 + "-c1" = 63: fits
+  CHECK(offloading_from_flags(o, "c1"));
+  o.namespace_name = std::string(61, 'a');  // 64
+  CHECK(error_of(o).find("63") != std::string::npos);
+  o.namespace_mapping_strategy = "EnforceSameName";  // the same name fits
+  CHECK(offloading_from_flags(o, "c1"));
+}
+
+TEST_CASE("offload --wait: Ready counts only for the spec the controller has seen") {
+  auto off = [](std::int64_t generation, std::int64_t observed, const char* phase) {
+    return nlohmann::json{
+        {"metadata", {{"generation", generation}}},
+        {"status", {{"offloadingPhase", phase}, {"observedGeneration", observed}}}};
+  };
+  CHECK(fed::plugin::ready_for_current_spec(off(2, 2, "Ready")));
+  CHECK_FALSE(fed::plugin::ready_for_current_spec(off(3, 2, "Ready")));  // widened, not seen yet
+  CHECK_FALSE(fed::plugin::ready_for_current_spec(off(3, 3, "InProgress")));
+  CHECK_FALSE(fed::plugin::ready_for_current_spec(nullptr));
+}
