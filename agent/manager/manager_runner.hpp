@@ -34,7 +34,7 @@ class ManagerRunner final : public agent::RoleRunner {
   // ConfigMap, restores its IPAM and starts the controllers. Fails when the host was never
   // initialised (kubectl fed init).
   Status start(const agent::RoleContext& ctx) override;
-  bool ready() const override { return manager_ && manager_->running(); }
+  bool ready() const override { return manager_ && manager_->healthy(); }
   void stop() override;
 
  private:

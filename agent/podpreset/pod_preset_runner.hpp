@@ -27,7 +27,7 @@ class PodPresetRunner final : public agent::RoleRunner {
   explicit PodPresetRunner(PodPresetOptions options) : options_(std::move(options)) {}
   agent::Role role() const override { return agent::Role::PodPreset; }
   Status start(const agent::RoleContext& ctx) override;
-  bool ready() const override { return manager_ && manager_->running(); }
+  bool ready() const override { return manager_ && manager_->healthy(); }
   void stop() override;
 
  private:

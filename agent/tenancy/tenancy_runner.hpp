@@ -31,7 +31,7 @@ class TenancyRunner final : public agent::RoleRunner {
   explicit TenancyRunner(TenancyOptions options) : options_(std::move(options)) {}
   agent::Role role() const override { return agent::Role::Tenancy; }
   Status start(const agent::RoleContext& ctx) override;
-  bool ready() const override { return manager_ && manager_->running(); }
+  bool ready() const override { return manager_ && manager_->healthy(); }
   void stop() override;
 
  private:

@@ -1,6 +1,9 @@
 #include "plugin/membership/join_plan.hpp"
 
+#include "shared/fedapi/condition.hpp"
+#include "shared/fedapi/federated_cluster.hpp"
 #include "shared/fedapi/group.hpp"
+#include "shared/fedapi/json_fields.hpp"
 #include "shared/kube/kubeconfig_writer.hpp"
 #include "shared/util/base64.hpp"
 
@@ -100,27 +103,25 @@ bool already_joined(const std::vector<AppliedObject>& member_side,
 }
 
 std::optional<std::string> not_ready_reason(const json& fc) {
-  const json conditions = fc.value("status", json::object()).value("conditions", json::array());
-  const json* ready = nullptr;
-  for (const auto& c : conditions) {
-    if (c.value("type", "") == "Ready") ready = &c;
-  }
+  // An unreadable status reads as none: the manager has not reported anything usable.
+  const auto status =
+      fedapi::decode<fedapi::FederatedClusterStatus>(fc.value("status", json::object()), "status")
+          .value_or(fedapi::FederatedClusterStatus{});
+  const fedapi::Condition* ready = fedapi::find_condition(status.conditions, "Ready");
   if (ready == nullptr) {
     return std::string(
         "condition Ready is not reported yet: is the manager running? "
         "(kubectl -n kubectl-fed-system get deploy fed-manager)");
   }
-  if (ready->value("status", "") == "True") return std::nullopt;
+  if (ready->status == "True") return std::nullopt;
   // Name the first of the specific conditions that is not True; Ready summarises them.
   for (const char* type : {"NetworkReady", "TunnelReady"}) {
-    for (const auto& c : conditions) {
-      if (c.value("type", "") != type || c.value("status", "") == "True") continue;
-      return "condition " + std::string(type) + " is " + c.value("status", "Unknown") + " (" +
-             c.value("reason", "") + "): " + c.value("message", "");
-    }
+    const fedapi::Condition* c = fedapi::find_condition(status.conditions, type);
+    if (c == nullptr || c->status == "True") continue;
+    return "condition " + std::string(type) + " is " + c->status + " (" + c->reason +
+           "): " + c->message;
   }
-  return "condition Ready is " + ready->value("status", "Unknown") + " (" +
-         ready->value("reason", "") + "): " + ready->value("message", "");
+  return "condition Ready is " + ready->status + " (" + ready->reason + "): " + ready->message;
 }
 
 }  // namespace fed::plugin

@@ -11,13 +11,12 @@ namespace {
 
 using nlohmann::json;
 
-json status_of(const json& replication) {
-  return replication.is_object() ? replication.value("status", json::object()) : json::object();
-}
-
-// status.currentDeployment: replica name -> entry.
-json current_deployment(const json& replication) {
-  return status_of(replication).value("currentDeployment", json::object());
+// The status as the API types read it; empty when there is none or it cannot be read.
+fedapi::DeploymentReplicationStatus status_of(const json& replication) {
+  if (!replication.is_object()) return {};
+  return fedapi::decode<fedapi::DeploymentReplicationStatus>(
+             replication.value("status", json::object()), "status")
+      .value_or(fedapi::DeploymentReplicationStatus{});
 }
 
 std::int64_t generation_of(const json& replication) {
@@ -25,32 +24,22 @@ std::int64_t generation_of(const json& replication) {
   return replication.value("metadata", json::object()).value("generation", std::int64_t{0});
 }
 
-// The Ready condition of the status, or null.
-json ready_condition(const json& replication) {
-  for (const auto& c : status_of(replication).value("conditions", json::array())) {
-    if (c.is_object() && c.value("type", "") == fedapi::kConditionReplicasAvailable) return c;
-  }
-  return nullptr;
-}
-
-std::string combination_text(const json& entry) {
+std::string combination_text(const fedapi::ReplicaStatus& entry) {
   std::vector<std::string> parts;
-  // items() of a temporary would dangle in the loop (C++20 extends only the proxy's life).
-  const json values = entry.value("generationLabelsValues", json::object());
-  for (const auto& [key, value] : values.items()) {
-    parts.push_back(key + "=" + (value.is_string() ? value.get<std::string>() : value.dump()));
-  }
+  for (const auto& [key, value] : entry.generation_labels_values)
+    parts.push_back(key + "=" + value);
   return parts.empty() ? "-" : util::join(parts, ",");
 }
 
-bool is_available(const std::string& name, const json& entry, const AvailableReplicas& available) {
+bool is_available(const std::string& name, const fedapi::ReplicaStatus& entry,
+                  const AvailableReplicas& available) {
   if (available) return available->contains(name);
-  const json c = entry.value("deploymentLastCondition", json::object());
+  const json& c = entry.deployment_last_condition;
   return c.is_object() && c.value("type", "") == "Available" && c.value("status", "") == "True";
 }
 
-std::string condition_text(const json& entry) {
-  const json c = entry.value("deploymentLastCondition", json::object());
+std::string condition_text(const fedapi::ReplicaStatus& entry) {
+  const json& c = entry.deployment_last_condition;
   if (!c.is_object() || c.empty()) return "-";
   std::string text = c.value("type", "?") + "=" + c.value("status", "?");
   if (!c.value("reason", "").empty()) text += " " + c.value("reason", "");
@@ -95,25 +84,26 @@ std::string generation_label_warning(const json& virtual_nodes,
 
 bool replication_ready(const json& replication) {
   if (!replication.is_object()) return false;
-  if (status_of(replication).value("observedGeneration", std::int64_t{0}) <
-      generation_of(replication)) {
-    return false;
-  }
-  const json ready = ready_condition(replication);
-  return ready.is_object() && ready.value("status", "") == "True";
+  const auto status = status_of(replication);
+  if (status.observed_generation < generation_of(replication)) return false;
+  const fedapi::Condition* ready =
+      fedapi::find_condition(status.conditions, fedapi::kConditionReplicasAvailable);
+  return ready != nullptr && ready->status == "True";
 }
 
 std::string replication_waiting_reason(const json& replication) {
-  const auto observed = status_of(replication).value("observedGeneration", std::int64_t{0});
+  const auto status = status_of(replication);
+  const auto observed = status.observed_generation;
   if (observed < generation_of(replication)) {
     return "the manager has not seen generation " + std::to_string(generation_of(replication)) +
            " yet (observed " + std::to_string(observed) + ")";
   }
-  const json ready = ready_condition(replication);
-  if (!ready.is_object()) return "no Ready condition yet";
-  std::string why = ready.value("message", "");
-  if (why.empty()) why = ready.value("reason", "");
-  return "Ready " + ready.value("status", "Unknown") + (why.empty() ? "" : ": " + why);
+  const fedapi::Condition* ready =
+      fedapi::find_condition(status.conditions, fedapi::kConditionReplicasAvailable);
+  if (ready == nullptr) return "no Ready condition yet";
+  const std::string& why = ready->message.empty() ? ready->reason : ready->message;
+  return "Ready " + (ready->status.empty() ? std::string("Unknown") : ready->status) +
+         (why.empty() ? "" : ": " + why);
 }
 
 std::set<std::string> available_deployments(const json& deployments) {
@@ -140,12 +130,10 @@ json replicate_result(const json& replication, ApplyOutcome outcome,
                       const AvailableReplicas& available) {
   const json metadata = replication.value("metadata", json::object());
   json replicas = json::array();
-  const json current = current_deployment(replication);
-  for (const auto& [name, entry] : current.items()) {
-    replicas.push_back(
-        {{"name", name},
-         {"generationLabelsValues", entry.value("generationLabelsValues", json::object())},
-         {"available", is_available(name, entry, available)}});
+  for (const auto& [name, entry] : status_of(replication).current_deployment) {
+    replicas.push_back({{"name", name},
+                        {"generationLabelsValues", entry.generation_labels_values},
+                        {"available", is_available(name, entry, available)}});
   }
   return json{{"name", metadata.value("name", "")},
               {"namespace", metadata.value("namespace", "")},
@@ -156,8 +144,7 @@ json replicate_result(const json& replication, ApplyOutcome outcome,
 
 Table replicas_table(const json& replication, const AvailableReplicas& available) {
   Table table{{"REPLICA", "COMBINATION", "AVAILABLE", "LAST CONDITION"}, {}};
-  const json current = current_deployment(replication);
-  for (const auto& [name, entry] : current.items()) {
+  for (const auto& [name, entry] : status_of(replication).current_deployment) {
     table.rows.push_back({name, combination_text(entry),
                           is_available(name, entry, available) ? "True" : "False",
                           condition_text(entry)});
