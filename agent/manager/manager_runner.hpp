@@ -6,9 +6,14 @@
 // reflection, deployment replication, the pod webhook, the virtual kubelet). The manager starts
 // and stops them as one unit.
 
+#include <atomic>
 #include <memory>
 #include <optional>
+#include <string>
+#include <thread>
+#include <vector>
 
+#include "agent/manager/ha/leader_elector.hpp"
 #include "agent/manager/membership/cluster_ipam.hpp"
 #include "agent/manager/offload/offload_controllers.hpp"
 #include "agent/roles/role_runner.hpp"
@@ -17,8 +22,19 @@
 
 namespace fed::federation {
 
+// Leader election among the managers of a federation (seed 000, docs/HA.md). No endpoints: this
+// manager runs its controllers at once, alone (one replica).
+struct ManagerElectionOptions {
+  std::vector<std::string> etcd_endpoints;  // https URLs, one per etcd member
+  etcd::TlsFiles etcd_tls;
+  std::string key = "/kubectl-fed/manager/leader";
+  std::string identity;  // empty: $POD_NAME, else the host name, and the process id
+  ha::ElectionTimings timings;
+};
+
 struct ManagerOptions {
   offload::OffloadOptions offload;
+  ManagerElectionOptions election;
   // The client-side limit of the manager's requests to the host API server, shared by every
   // controller (as kube-controller-manager's --kube-api-qps/--kube-api-burst). Offloading to
   // n members writes about 2n objects on the host at once.
@@ -31,17 +47,28 @@ class ManagerRunner final : public agent::RoleRunner {
   explicit ManagerRunner(ManagerOptions options = {}) : options_(std::move(options)) {}
   agent::Role role() const override { return agent::Role::Manager; }
   // Connects to the host (--kubeconfig/--context, else in-cluster), reads its federation
-  // ConfigMap, restores its IPAM and starts the controllers. Fails when the host was never
-  // initialised (kubectl fed init).
+  // ConfigMap, restores its IPAM and starts the controllers — at once, or with leader election
+  // once this manager leads (a standby keeps its caches warm meanwhile). Fails when the host was
+  // never initialised (kubectl fed init).
   Status start(const agent::RoleContext& ctx) override;
+  // Ready while the controllers run: only the leader is, so Services reach only its webhooks.
   bool ready() const override { return manager_ && manager_->healthy(); }
   void stop() override;
 
  private:
+  // Campaigns; the controllers start once this manager leads. Losing leadership ends the
+  // process at once (exit code 1): no write of a deposed leader may land, and a restarted pod
+  // comes back as a standby.
+  Status start_election();
+
   ManagerOptions options_;
   std::unique_ptr<ClusterIpam> host_ipam_;
   std::unique_ptr<kube::EventRecorder> events_;  // about the federation's objects on the host
   std::unique_ptr<kube::ControllerManager> manager_;
+  std::unique_ptr<etcd::EtcdClient> election_etcd_;
+  std::unique_ptr<ha::LeaderElector> elector_;
+  std::atomic<bool> stopping_{false};  // stop() began: leading now starts nothing
+  std::jthread election_;
 };
 
 }  // namespace fed::federation

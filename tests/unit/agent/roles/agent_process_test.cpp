@@ -177,6 +177,28 @@ TEST_CASE("fed-agent node: the API mode needs a cluster, bad datapath flags exit
   }
 }
 
+TEST_CASE("fed-agent manager: bad leader-election flags exit 2 naming the flag") {
+  const std::string endpoints = "--leader-elect-etcd-endpoints";
+  {
+    Child agent({FED_AGENT_BINARY, "manager", endpoints, "http://127.0.0.1:2379"});
+    CHECK(agent.wait_exit(5s) == 2);
+    CHECK(agent.output().find("\"http://127.0.0.1:2379\" is not an https URL") !=
+          std::string::npos);
+  }
+  {
+    Child agent({FED_AGENT_BINARY, "manager", endpoints, "https://127.0.0.1:2379"});
+    CHECK(agent.wait_exit(5s) == 2);
+    CHECK(agent.output().find("needs --leader-elect-etcd-cafile") != std::string::npos);
+  }
+  {
+    Child agent({FED_AGENT_BINARY, "manager", endpoints, "https://127.0.0.1:2379",
+                 "--leader-elect-etcd-cafile", "/ca", "--leader-elect-etcd-certfile", "/c",
+                 "--leader-elect-etcd-keyfile", "/k", "--leader-elect-renew-deadline", "690ms"});
+    CHECK(agent.wait_exit(5s) == 2);
+    CHECK(agent.output().find("renew deadline (690 ms)") != std::string::npos);
+  }
+}
+
 TEST_CASE("fed-agent usage errors exit 2 with a suggestion; version exits 0") {
   {
     Child agent({FED_AGENT_BINARY, "nod"});

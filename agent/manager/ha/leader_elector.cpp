@@ -1,0 +1,238 @@
+#include "agent/manager/ha/leader_elector.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <condition_variable>
+
+namespace fed::ha {
+namespace {
+
+// Sleeps until `until` or a stop request.
+void sleep_until(std::chrono::steady_clock::time_point until, std::stop_token stop) {
+  std::mutex mu;
+  std::condition_variable_any cv;
+  std::unique_lock lock(mu);
+  cv.wait_until(lock, stop, until, [] { return false; });
+}
+
+etcd::TxnOp put_op(const std::string& key, const LeaderRecord& record) {
+  etcd::TxnOp op;
+  op.kind = etcd::TxnOp::Kind::Put;
+  op.put.key = key;
+  op.put.value = encode(record);
+  return op;
+}
+
+}  // namespace
+
+Status ElectionTimings::validate() const {
+  const auto invalid = [](const std::string& why) { return fail(ErrorCode::Invalid, why); };
+  if (retry_period.count() <= 0) return invalid("the retry period must be positive");
+  if (renew_period.count() <= 0 || renew_period >= renew_deadline) {
+    return invalid("the renew period (" + std::to_string(renew_period.count()) +
+                   " ms) must be positive and below the renew deadline (" +
+                   std::to_string(renew_deadline.count()) + " ms)");
+  }
+  if (renew_deadline + lease_duration / 10 > lease_duration) {
+    return invalid("the renew deadline (" + std::to_string(renew_deadline.count()) +
+                   " ms) must stay 10 % of the lease duration below it (" +
+                   std::to_string(lease_duration.count()) +
+                   " ms): that margin is what keeps two leaders apart");
+  }
+  return ok();
+}
+
+LeaderElector::LeaderElector(etcd::EtcdClient& client, std::string key, std::string identity,
+                             ElectionTimings timings, LeaderCallbacks callbacks)
+    : client_(client),
+      key_(std::move(key)),
+      identity_(std::move(identity)),
+      timings_(timings),
+      callbacks_(std::move(callbacks)) {}
+
+LeaderElector::~LeaderElector() = default;
+
+bool LeaderElector::leading() const {
+  std::lock_guard lock(mu_);
+  return mine_ && Clock::now() - renewed_at_ < timings_.renew_deadline;
+}
+
+std::optional<LeaderRecord> LeaderElector::observed() const {
+  std::lock_guard lock(mu_);
+  return observed_;
+}
+
+std::optional<etcd::Compare> LeaderElector::fence() const {
+  std::lock_guard lock(mu_);
+  if (!mine_ || Clock::now() - renewed_at_ >= timings_.renew_deadline) return std::nullopt;
+  return holds(key_, *mine_);
+}
+
+void LeaderElector::see(const std::optional<LeaderRecord>& record, std::int64_t mod_revision) {
+  bool changed = false;
+  {
+    std::lock_guard lock(mu_);
+    if (mod_revision != observed_revision_) {
+      observed_revision_ = mod_revision;
+      observed_since_ = Clock::now();
+    }
+    const auto term = [](const std::optional<LeaderRecord>& r) {
+      return r ? std::make_pair(r->holder, r->epoch)
+               : std::make_pair(std::string(), std::int64_t{0});
+    };
+    changed = term(record) != term(observed_);
+    observed_ = record;
+  }
+  if (changed && callbacks_.new_leader) callbacks_.new_leader(record);
+}
+
+bool LeaderElector::try_acquire() {
+  etcd::RangeRequest get;
+  get.key = key_;
+  auto got = client_.range(get);
+  if (!got) {
+    spdlog::debug("leader election: reading {}: {}", key_, got.error().message());
+    return false;
+  }
+  std::optional<LeaderRecord> current;
+  std::int64_t revision = 0;
+  if (!got->kvs.empty()) {
+    revision = got->kvs.front().mod_revision;
+    auto record = decode_leader_record(got->kvs.front().value, key_);
+    // An unreadable record is a holder that never renews: it is replaced after lease_duration.
+    if (record)
+      current = *record;
+    else
+      spdlog::warn("leader election: {}", record.error().message());
+  }
+  see(current, revision);
+  {
+    std::lock_guard lock(mu_);
+    if (revision != 0 && Clock::now() - observed_since_ < timings_.lease_duration) return false;
+  }
+  const LeaderRecord next = next_term(current, identity_, std::chrono::system_clock::now());
+  etcd::TxnRequest txn;
+  etcd::Compare unchanged;
+  unchanged.key = key_;
+  unchanged.result = etcd::Compare::Result::Equal;
+  // Absent: created by no one since; present: still at the revision that expired.
+  unchanged.target = revision == 0 ? etcd::Compare::Target::Create : etcd::Compare::Target::Mod;
+  unchanged.number = revision;
+  txn.compare.push_back(unchanged);
+  txn.success.push_back(put_op(key_, next));
+  const auto attempt = Clock::now();
+  auto result = client_.txn(txn);
+  if (!result || !result->succeeded) return false;
+  {
+    std::lock_guard lock(mu_);
+    mine_ = next;
+    renewed_at_ = attempt;
+  }
+  see(next, result->header.revision);
+  spdlog::info("leader election: {} leads {} (epoch {}{})", identity_, key_, next.epoch,
+               current ? ", after " + current->holder : std::string());
+  return true;
+}
+
+bool LeaderElector::renew() {
+  LeaderRecord mine;
+  {
+    std::lock_guard lock(mu_);
+    mine = *mine_;
+  }
+  etcd::TxnRequest txn;
+  txn.compare.push_back(holds(key_, mine));
+  txn.success.push_back(put_op(key_, mine));
+  const auto start = Clock::now();
+  auto result = client_.txn(txn);
+  std::lock_guard lock(mu_);
+  if (result && result->succeeded) {
+    renewed_at_ = start;
+    observed_revision_ = result->header.revision;
+    observed_since_ = start;
+    return true;
+  }
+  if (result) {
+    spdlog::warn("leader election: {} lost {}: the record is no longer its own", identity_, key_);
+    return false;
+  }
+  if (Clock::now() - renewed_at_ < timings_.renew_deadline) {
+    spdlog::debug("leader election: renewing {}: {}", key_, result.error().message());
+    return true;
+  }
+  spdlog::warn("leader election: {} lost {}: no renewal for {} ms ({})", identity_, key_,
+               timings_.renew_deadline.count(), result.error().message());
+  return false;
+}
+
+void LeaderElector::resign() {
+  std::optional<LeaderRecord> mine;
+  {
+    std::lock_guard lock(mu_);
+    mine.swap(mine_);
+  }
+  if (!mine) return;
+  etcd::TxnRequest txn;
+  txn.compare.push_back(holds(key_, *mine));
+  etcd::TxnOp del;
+  del.kind = etcd::TxnOp::Kind::Delete;
+  del.del.key = key_;
+  txn.success.push_back(del);
+  auto result = client_.txn(txn);
+  if (!result) {
+    spdlog::warn("leader election: resigning {}: {} (a standby takes over after the lease)", key_,
+                 result.error().message());
+    return;
+  }
+  spdlog::info("leader election: {} resigned {}", identity_, key_);
+}
+
+void LeaderElector::lose() {
+  if (lost_.exchange(true)) return;
+  if (callbacks_.stopped_leading) callbacks_.stopped_leading();
+}
+
+void LeaderElector::run(std::stop_token stop) {
+  bool is_leader = false;
+  while (!stop.stop_requested()) {
+    if (abandoned_) return;
+    const auto next = Clock::now() + (is_leader ? timings_.renew_period : timings_.retry_period);
+    if (!is_leader) {
+      if (try_acquire()) {
+        is_leader = true;
+        LeaderRecord record;
+        {
+          std::lock_guard lock(mu_);
+          record = *mine_;
+        }
+        watchdog_ = std::jthread([this](std::stop_token done) {
+          while (!done.stop_requested() && !abandoned_) {
+            if (!leading()) {
+              if (!stopping_) lose();
+              return;
+            }
+            std::this_thread::sleep_for(std::chrono::milliseconds(5));
+          }
+        });
+        if (callbacks_.started_leading) {
+          started_ = std::jthread([this, record] { callbacks_.started_leading(record); });
+        }
+        continue;
+      }
+    } else if (!renew()) {
+      {
+        std::lock_guard lock(mu_);
+        mine_.reset();
+      }
+      lose();
+      return;
+    }
+    sleep_until(next, stop);
+  }
+  if (is_leader) {
+    stopping_ = true;
+    resign();
+  }
+}
+
+}  // namespace fed::ha

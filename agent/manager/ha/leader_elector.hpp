@@ -1,0 +1,113 @@
+#pragma once
+// LeaderElector: exactly one active manager in the federation (seed 000, docs/HA.md), elected
+// through one etcd key (leader_record.hpp) rather than an etcd lease, whose TTL is whole seconds
+// and expires on the etcd leader's tick — too coarse for a failover under a second.
+//
+// The rule, all on monotonic clocks:
+// - a leader renews every renew_period with a transaction "the value is still mine → write it
+//   again"; it counts itself leader only until renew_deadline after the START of its last
+//   successful renewal (leading()), and stops there even if its thread is stuck;
+// - a candidate reads the key every retry_period and takes over — a transaction "the key is
+//   still at the revision I saw → write the next term" — once lease_duration has passed since
+//   it first saw that revision without seeing another.
+// Why that is safe: the renewal the candidate last saw committed after the leader started it,
+// and the candidate saw it after it committed; so the takeover comes at least lease_duration
+// after that start, while the old leader stopped at renew_deadline after it. lease_duration -
+// renew_deadline is the margin for the two clocks' rates; ElectionTimings::validate keeps it
+// at 10 % of lease_duration at least (quartz drifts by parts per million).
+
+#include <atomic>
+#include <chrono>
+#include <functional>
+#include <mutex>
+#include <optional>
+#include <stop_token>
+#include <string>
+#include <thread>
+
+#include "agent/manager/ha/leader_record.hpp"
+#include "shared/etcd/client.hpp"
+#include "shared/result/result.hpp"
+
+namespace fed::ha {
+
+struct ElectionTimings {
+  std::chrono::milliseconds lease_duration{700};
+  std::chrono::milliseconds renew_deadline{450};
+  std::chrono::milliseconds renew_period{100};
+  std::chrono::milliseconds retry_period{50};
+
+  // Invalid, naming the setting, unless 0 < retry_period, renew_period < renew_deadline and
+  // renew_deadline + 10 % of lease_duration <= lease_duration.
+  Status validate() const;
+};
+
+struct LeaderCallbacks {
+  // On a thread of its own, once this process leads (it may block: renewals go on meanwhile).
+  std::function<void(const LeaderRecord&)> started_leading;
+  // Once leadership is lost (not on a requested stop): fence now. Called once, by a watchdog
+  // thread the moment leading() turns false — even while the elector's thread is stuck in a
+  // call to etcd — or by the elector's thread when a renewal finds the record taken.
+  std::function<void()> stopped_leading;
+  // Whenever the record seen changes holder or epoch, including to none.
+  std::function<void(const std::optional<LeaderRecord>&)> new_leader;
+};
+
+class LeaderElector final {
+ public:
+  // `client` must outlive the elector; its request_timeout should be below renew_deadline.
+  LeaderElector(etcd::EtcdClient& client, std::string key, std::string identity,
+                ElectionTimings timings, LeaderCallbacks callbacks);
+  ~LeaderElector();
+  LeaderElector(const LeaderElector&) = delete;
+  LeaderElector& operator=(const LeaderElector&) = delete;
+
+  // Campaigns, then renews while leading. Returns when `stop` is requested (a leader resigns:
+  // it deletes its record so that a standby takes over at once) or when leadership is lost
+  // (after stopped_leading).
+  void run(std::stop_token stop);
+
+  // True while this process leads: within renew_deadline of its last successful renewal.
+  bool leading() const;
+  // The record this process saw last: the federation's leader as far as it knows.
+  std::optional<LeaderRecord> observed() const;
+  // The compare every write of the leader carries; none while not leading.
+  std::optional<etcd::Compare> fence() const;
+  const std::string& key() const { return key_; }
+
+  // Makes run() return at its next step without resigning or calling back: what a crash looks
+  // like to the other managers.
+  void abandon_for_test() { abandoned_ = true; }
+  const std::string& identity() const { return identity_; }
+
+ private:
+  using Clock = std::chrono::steady_clock;
+
+  // One look at the key as a candidate; true once this process leads.
+  bool try_acquire();
+  // One renewal; false once leadership is lost.
+  bool renew();
+  void resign();
+  // Calls stopped_leading, once.
+  void lose();
+  void see(const std::optional<LeaderRecord>& record, std::int64_t mod_revision);
+
+  etcd::EtcdClient& client_;
+  const std::string key_, identity_;
+  const ElectionTimings timings_;
+  LeaderCallbacks callbacks_;
+
+  mutable std::mutex mu_;
+  std::optional<LeaderRecord> observed_;
+  std::int64_t observed_revision_ = -1;  // -1: nothing read yet; 0: no key
+  Clock::time_point observed_since_;
+  std::optional<LeaderRecord> mine_;  // set while leading
+  Clock::time_point renewed_at_;      // start of the last successful renewal
+  std::atomic<bool> abandoned_{false};
+  std::atomic<bool> stopping_{false};  // a requested stop: resigning is no loss
+  std::atomic<bool> lost_{false};
+  std::jthread started_;   // runs started_leading
+  std::jthread watchdog_;  // fences the moment leading() turns false
+};
+
+}  // namespace fed::ha
