@@ -147,6 +147,12 @@ Result<std::chrono::milliseconds> parse_request_timeout(std::string_view s) {
   auto d = util::parse_duration(s);
   if (!d) return std::move(d).error().with_context("--request-timeout");
   if (d->count() < 0) return usage("--request-timeout: must not be negative");
+  // Timeouts count whole milliseconds, and 0 means "no limit": a shorter non-zero value must
+  // not silently become that.
+  if (d->count() > 0 && *d < std::chrono::milliseconds(1)) {
+    return usage("--request-timeout: \"" + std::string(s) +
+                 "\" is below 1ms; give at least 1ms, or 0 for no limit");
+  }
   return std::chrono::duration_cast<std::chrono::milliseconds>(*d);
 }
 

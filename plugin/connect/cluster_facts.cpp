@@ -34,8 +34,11 @@ std::vector<const json*> sorted_nodes(const json& node_list) {
 
 }  // namespace
 
-Result<net::Cidr> pod_cidr_from_nodes(const json& node_list, std::string_view flag) {
-  std::vector<net::Cidr> cidrs;
+namespace {
+
+// Every node's IPv4 spec.podCIDR(s), with the node's name.
+std::vector<std::pair<std::string, net::Cidr>> node_pod_cidrs(const json& node_list) {
+  std::vector<std::pair<std::string, net::Cidr>> out;
   for (const auto& node : node_list.value("items", json::array())) {
     const json spec = node.value("spec", json::object());
     std::vector<std::string> texts;
@@ -45,9 +48,35 @@ Result<net::Cidr> pod_cidr_from_nodes(const json& node_list, std::string_view fl
     for (const auto& t : texts) {
       if (t.find(':') != std::string::npos) continue;  // IPv6: not federated (yet)
       auto c = net::Cidr::parse(t);
-      if (c) cidrs.push_back(*c);
+      if (c) out.emplace_back(node.value("metadata", json::object()).value("name", ""), *c);
     }
   }
+  return out;
+}
+
+}  // namespace
+
+Status check_pod_cidr_covers_nodes(const net::Cidr& pod_cidr, const json& node_list,
+                                   std::string_view flag) {
+  const auto nodes = node_pod_cidrs(node_list);
+  for (const auto& [name, cidr] : nodes) {
+    if (pod_cidr.contains(cidr)) continue;
+    std::vector<net::Cidr> all;
+    for (const auto& n : nodes) all.push_back(n.second);
+    return fail(ErrorCode::Invalid,
+                "invalid " + std::string(flag) + " " + pod_cidr.str() + ": node " + name +
+                    "'s spec.podCIDR " + cidr.str() +
+                    " is outside it, so its pods would not be reached; give a range that "
+                    "contains every node's (" +
+                    net::smallest_containing(all).str() + " does) or leave " + std::string(flag) +
+                    " out to use that");
+  }
+  return ok();
+}
+
+Result<net::Cidr> pod_cidr_from_nodes(const json& node_list, std::string_view flag) {
+  std::vector<net::Cidr> cidrs;
+  for (const auto& [name, cidr] : node_pod_cidrs(node_list)) cidrs.push_back(cidr);
   if (cidrs.empty()) {
     return fail(ErrorCode::NotFound,
                 "no node has an IPv4 spec.podCIDR to derive the PodCIDR "

@@ -21,6 +21,11 @@ namespace fed::plugin {
 // NotFound (with "pass <flag>") when no node has one.
 Result<net::Cidr> pod_cidr_from_nodes(const nlohmann::json& node_list, std::string_view flag);
 
+// Invalid, naming `flag`, the first node outside it and the range that would do, when a node's
+// IPv4 spec.podCIDR lies outside `pod_cidr`.
+Status check_pod_cidr_covers_nodes(const net::Cidr& pod_cidr, const nlohmann::json& node_list,
+                                   std::string_view flag);
+
 // The first IPv4 CIDR of a ServiceCIDR object's spec.cidrs.
 Result<net::Cidr> service_cidr_from_object(const nlohmann::json& service_cidr,
                                            std::string_view flag);

@@ -78,6 +78,8 @@ Result<Cidrs> resolve_cidrs(kube::DynamicClient& client, const InitOptions& opti
     c.services.source = "the ServiceCIDR of the kubernetes ServiceCIDR object";
   }
   FED_TRY(check_disjoint(c.pods, c.services));
+  if (!options.pod_cidr.empty())
+    FED_TRY(check_pod_cidr_covers_nodes(c.pods.cidr, nodes, "--pod-cidr"));
   return c;
 }
 

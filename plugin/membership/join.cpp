@@ -226,6 +226,14 @@ Status run_join(const GlobalOptions& global, const JoinOptions& o, Output& out) 
   FED_ASSIGN_OR_RETURN(auto member, connect_member(global, o.member_flags, o.member, ""));
   FED_ASSIGN_OR_RETURN(auto member_identity, fetch_identity(*member.client));
   FED_TRY(check_member_identity(member_identity, o.member, host_id));
+  {
+    auto joined = host->get(fedapi::ref(fedapi::kFederatedCluster, o.member));
+    if (!joined && !joined.error().is_not_found()) {
+      return fail(joined.error().code(), "reading federatedcluster/" + o.member + " on the host: " +
+                                             joined.error().to_error().message());
+    }
+    FED_TRY(check_not_retargeted(joined.has_value(), member_identity, o.member, host_id));
+  }
   FED_ASSIGN_OR_RETURN(auto nodes, list_nodes(*member.client));
   std::string pod_cidr, service_cidr;
   if (member_identity) {

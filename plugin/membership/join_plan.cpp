@@ -36,6 +36,39 @@ Status check_member_identity(const std::optional<ClusterIdentity>& existing,
   return ok();
 }
 
+Status check_not_retargeted(bool already_joined, const std::optional<ClusterIdentity>& existing,
+                            const std::string& member, const std::string& host_id) {
+  if (!already_joined || existing) return ok();
+  return fail(ErrorCode::Invalid,
+              "member " + member + " is already joined to " + host_id +
+                  ", but the cluster of the member context has no federation ConfigMap: it is "
+                  "another cluster. Give " +
+                  member + "'s own context (--member-context), or unjoin " + member +
+                  " first (kubectl fed unjoin " + member + ")");
+}
+
+Status check_unjoin_target(const std::optional<ClusterIdentity>& existing,
+                           const std::string& member, const std::string& host_id, bool force) {
+  if (!existing) return ok();
+  if (existing->role == FederationRole::Host) {
+    return fail(ErrorCode::Invalid, "the member context reaches the host of federation " +
+                                        existing->cluster_id + ", not member " + member +
+                                        ": give " + member + "'s own context (--member-context)");
+  }
+  if (existing->federation_id != host_id) {
+    if (force) return ok();
+    return fail(ErrorCode::Invalid, "member " + member + " belongs to federation " +
+                                        existing->federation_id + ", not " + host_id +
+                                        "; unjoin it from its own host");
+  }
+  if (existing->cluster_id != member) {
+    return fail(ErrorCode::Invalid, "the member context reaches member " + existing->cluster_id +
+                                        " of " + host_id + ", not " + member + ": give " + member +
+                                        "'s own context (--member-context)");
+  }
+  return ok();
+}
+
 std::string credential_secret_name(const std::string& member) {
   return "member-" + member;
 }

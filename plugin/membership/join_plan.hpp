@@ -23,6 +23,19 @@ namespace fed::plugin {
 Status check_member_identity(const std::optional<ClusterIdentity>& existing,
                              const std::string& member, const std::string& host_id);
 
+// Refuses to join `member` to a cluster that does not know it when the host already has a
+// FederatedCluster `member` (`already_joined`): the join would retarget the host's record and
+// credential of one cluster at another. Invalid, with the fix.
+Status check_not_retargeted(bool already_joined, const std::optional<ClusterIdentity>& existing,
+                            const std::string& member, const std::string& host_id);
+
+// Refuses to unjoin `member` through a cluster that is not that member (another member, the
+// host, another federation's) before anything is deleted; --force passes a cluster of another
+// federation only. A cluster with no identity passes (its side was removed already, or never
+// finished). Invalid, with the fix.
+Status check_unjoin_target(const std::optional<ClusterIdentity>& existing,
+                           const std::string& member, const std::string& host_id, bool force);
+
 // The desired FederatedCluster spec and its credential.
 struct MemberSpec {
   std::string member;        // name and cluster id

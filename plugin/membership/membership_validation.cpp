@@ -102,6 +102,15 @@ Result<std::map<std::string, std::string>> parse_cluster_labels(std::string_view
       return invalid("invalid --cluster-labels key \"" + key +
                      "\": use a label name such as region or example.com/zone");
     }
+    if (const auto slash = key.find('/'); slash != std::string::npos) {
+      const std::string prefix = key.substr(0, slash);
+      const std::string_view reserved = "kubectl-fed.io";
+      if (prefix == reserved || std::string_view(prefix).ends_with("." + std::string(reserved))) {
+        return invalid("invalid --cluster-labels key \"" + key + "\": the prefix " + prefix +
+                       "/ is kubectl-fed's own (it labels virtual nodes with it); use another, "
+                       "such as example.com/zone or topology.kubernetes.io/region");
+      }
+    }
     if (!is_label_value(value)) {
       return invalid("invalid --cluster-labels value \"" + value + "\" for " + key +
                      ": at most 63 letters, digits, '-', '_' or '.', alphanumeric at both ends");

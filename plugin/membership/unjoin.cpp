@@ -117,6 +117,11 @@ Status run_unjoin(const GlobalOptions& global, const UnjoinOptions& o, Output& o
   // --force says the member is gone.
   auto member = connect_member(global, o.member_flags, o.member, o.member);
   if (!member && !o.force) return std::move(member).error();
+  // And check it is that member before anything is deleted on either side.
+  if (member) {
+    FED_ASSIGN_OR_RETURN(auto identity, fetch_identity(*member->client));
+    FED_TRY(check_unjoin_target(identity, o.member, host_id, o.force));
+  }
 
   json doc{{"member", o.member}, {"federation", host_id}, {"deleted", json::array()}};
   FED_ASSIGN_OR_RETURN(auto had_fc, delete_federated_cluster(*host, o, out));
@@ -124,12 +129,6 @@ Status run_unjoin(const GlobalOptions& global, const UnjoinOptions& o, Output& o
     doc["deleted"].push_back({{"cluster", host_id}, {"object", "federatedcluster/" + o.member}});
 
   if (member) {
-    FED_ASSIGN_OR_RETURN(auto identity, fetch_identity(*member->client));
-    if (identity && identity->federation_id != host_id && !o.force) {
-      return fail(ErrorCode::Invalid, "member " + o.member + " belongs to federation " +
-                                          identity->federation_id + ", not " + host_id +
-                                          "; unjoin it from its own host");
-    }
     out.progress("Removing kubectl-fed from " + o.member + "...");
     FED_ASSIGN_OR_RETURN(auto deleted, remove_labelled(*member->client, o.timeout, out));
     for (const auto& d : deleted) doc["deleted"].push_back({{"cluster", o.member}, {"object", d}});

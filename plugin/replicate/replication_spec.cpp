@@ -163,6 +163,11 @@ Result<json> replication_from_deployment(const ReplicateOptions& o, const std::s
   if (!spec.contains("template") || !spec["template"].is_object()) {
     return invalid(where + ": spec.template is required (the pod template to replicate)");
   }
+  if (spec.contains("replicas") &&
+      (!spec["replicas"].is_number_integer() || spec["replicas"].get<std::int64_t>() < 0)) {
+    return invalid(where + ": spec.replicas must be a whole number 0 or more, not " +
+                   spec["replicas"].dump() + " (each replica Deployment runs that many pods)");
+  }
   FED_TRY(check_selector_matches_pods(spec, where));
 
   json replication_spec{{"template", {{"spec", spec}}}};

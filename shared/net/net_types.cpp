@@ -6,9 +6,10 @@
 namespace fed::net {
 namespace {
 
-// Parses a decimal number in [0, max] that fills `s` completely.
+// Parses a decimal number in [0, max] that fills `s` completely. A leading zero ("010") is
+// refused: inet_aton would read it as octal, so the same text would mean two addresses.
 bool parse_uint(std::string_view s, unsigned max, unsigned& out) {
-  if (s.empty() || s.size() > 3) return false;
+  if (s.empty() || s.size() > 3 || (s.size() > 1 && s[0] == '0')) return false;
   auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
   return ec == std::errc() && ptr == s.data() + s.size() && out <= max;
 }
@@ -28,7 +29,7 @@ Result<Ipv4> Ipv4::parse(std::string_view s) {
     rest = rest.substr(dot + 1);
   }
   return fail(ErrorCode::Invalid,
-              "\"" + std::string(s) + "\" is not an IPv4 address (expected a.b.c.d)");
+              "\"" + std::string(s) + "\" is not an IPv4 address (expected a.b.c.d, each 0 to 255 without leading zeros)");
 }
 
 std::string Ipv4::str() const {

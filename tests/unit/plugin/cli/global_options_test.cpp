@@ -67,6 +67,12 @@ TEST_CASE("bad global flag values are usage errors naming the flag") {
 
 TEST_CASE("--request-timeout accepts Go durations and bare seconds, like kubectl") {
   CHECK(*fed::plugin::parse_request_timeout("0") == 0ms);
+  // Below a millisecond is not "0, no limit".
+  auto tiny = fed::plugin::parse_request_timeout("1ns");
+  REQUIRE_FALSE(tiny);
+  CHECK(tiny.error().message() ==
+        "--request-timeout: \"1ns\" is below 1ms; give at least 1ms, or 0 for no limit");
+  CHECK(*fed::plugin::parse_request_timeout("1ms") == 1ms);
   CHECK(*fed::plugin::parse_request_timeout("30") == 30s);
   CHECK(*fed::plugin::parse_request_timeout("500ms") == 500ms);
   CHECK(*fed::plugin::parse_request_timeout("2m") == 2min);

@@ -143,3 +143,24 @@ TEST_CASE("init refuses a --pod-cidr that overlaps the discovered ServiceCIDR") 
   CHECK(status.error().message().find("--pod-cidr 10.96.0.0/11 overlaps") != std::string::npos);
   CHECK(out.str().empty());
 }
+
+TEST_CASE("init refuses a --pod-cidr that leaves a node's podCIDR out, naming the range that fits") {
+  FakeHost host;
+  GlobalOptions global;
+  global.kubeconfig = host.kubeconfig();
+  std::ostringstream out, err;
+  Output o(out, err, OutputFormat::Table, Progress::Hidden);
+  InitOptions options;
+  options.pod_cidr = "10.241.1.0/24";  // node2's only
+  const auto status = run_init(global, options, o);
+  REQUIRE_FALSE(status);
+  CHECK(status.error().code() == fed::ErrorCode::Invalid);
+  CHECK(status.error().message() ==
+        "invalid --pod-cidr 10.241.1.0/24: node node1's spec.podCIDR 10.241.0.0/24 is outside "
+        "it, so its pods would not be reached; give a range that contains every node's "
+        "(10.241.0.0/23 does) or leave --pod-cidr out to use that");
+  CHECK(out.str().empty());
+  options.pod_cidr = "10.241.0.0/16";  // wider than the nodes': fine
+  options.dry_run = DryRun::Client;
+  CHECK(run_init(global, options, o));
+}

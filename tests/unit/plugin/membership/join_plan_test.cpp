@@ -41,6 +41,36 @@ TEST_CASE("a member of another federation, or a host, is refused") {
   CHECK_FALSE(check_member_identity(member_of("other", "c1"), "c3", "c1"));
 }
 
+TEST_CASE("join refuses to retarget a joined member's records at another cluster") {
+  CHECK(check_not_retargeted(false, std::nullopt, "c2", "c1"));          // a first join
+  CHECK(check_not_retargeted(true, member_of("c2", "c1"), "c2", "c1"));  // joining again
+  auto other = check_not_retargeted(true, std::nullopt, "c2", "c1");     // c3's context
+  REQUIRE_FALSE(other);
+  CHECK(other.error().code() == fed::ErrorCode::Invalid);
+  CHECK(other.error().message().find("member c2 is already joined to c1") == 0);
+  CHECK(other.error().message().find("kubectl fed unjoin c2") != std::string::npos);
+}
+
+TEST_CASE("unjoin checks that the member context reaches that member before deleting") {
+  CHECK(check_unjoin_target(std::nullopt, "c3", "c1", false));  // its side is gone already
+  CHECK(check_unjoin_target(member_of("c3", "c1"), "c3", "c1", false));
+  auto wrong = check_unjoin_target(member_of("c2", "c1"), "c3", "c1", false);
+  REQUIRE_FALSE(wrong);
+  CHECK(wrong.error().message() ==
+        "the member context reaches member c2 of c1, not c3: give c3's own context "
+        "(--member-context)");
+  CHECK_FALSE(check_unjoin_target(member_of("c2", "c1"), "c3", "c1", true));  // not even forced
+  ClusterIdentity host{"c1", FederationRole::Host, "10.241.0.0/16", "10.101.0.0/16", "c1"};
+  auto the_host = check_unjoin_target(host, "c3", "c1", true);
+  REQUIRE_FALSE(the_host);
+  CHECK(the_host.error().message().find("the member context reaches the host of federation c1") ==
+        0);
+  auto foreign = check_unjoin_target(member_of("c3", "c9"), "c3", "c1", false);
+  REQUIRE_FALSE(foreign);
+  CHECK(foreign.error().message().find("belongs to federation c9") != std::string::npos);
+  CHECK(check_unjoin_target(member_of("c3", "c9"), "c3", "c1", true));
+}
+
 TEST_CASE("covers: server-added fields do not count, changed or missing ones do") {
   const json desired{{"apiVersion", "apps/v1"},
                      {"kind", "DaemonSet"},

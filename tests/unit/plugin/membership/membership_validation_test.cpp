@@ -176,6 +176,11 @@ TEST_CASE("cluster labels parse into a map") {
   CHECK(labels->at("empty") == "");
   CHECK(parse_cluster_labels("")->empty());
   CHECK_FALSE(parse_cluster_labels("Bad..Prefix/x=y"));
+  // kubectl-fed's own prefix is reserved: a member could pose as a virtual node's type.
+  expect_invalid(parse_cluster_labels("kubectl-fed.io/type=virtual-node"),
+                 {"--cluster-labels", "kubectl-fed.io/", "kubectl-fed's own"});
+  expect_invalid(parse_cluster_labels("region=eu,x.kubectl-fed.io/zone=a"), {"x.kubectl-fed.io/"});
+  CHECK(parse_cluster_labels("kubectl-fed.example.com/zone=a"));
 }
 
 TEST_CASE("--dry-run, --timeout and overlapping discovered ranges") {

@@ -211,6 +211,14 @@ TEST_CASE("replicate: a Deployment needs spec.selector and spec.template") {
   d = deployment();
   d["spec"].erase("template");
   CHECK(has(error_of(web(), d), "-f web.yaml: spec.template is required"));
+  d = deployment();
+  d["spec"]["replicas"] = -3;
+  CHECK(has(error_of(web(), d),
+            "-f web.yaml: spec.replicas must be a whole number 0 or more, not -3"));
+  d["spec"]["replicas"] = "3";
+  CHECK(has(error_of(web(), d), "not \"3\""));
+  d["spec"]["replicas"] = 0;
+  CHECK(replication_from_deployment(web(), "shop", d, "-f web.yaml"));
 }
 
 TEST_CASE("replicate -f: malformed YAML, other kinds and several documents are refused") {

@@ -114,7 +114,7 @@ TEST_CASE("S5: a cluster without peering data is an error, not a guess") {
   CHECK(error_of(b.nat_mapping("other"), ErrorCode::Unavailable).find("have not been processed") !=
         std::string::npos);
   CHECK(error_of(b.map_endpoint_ip("a", "10.1.0"), ErrorCode::Invalid) ==
-        "endpoint IP: \"10.1.0\" is not an IPv4 address (expected a.b.c.d)");
+        "endpoint IP: \"10.1.0\" is not an IPv4 address (expected a.b.c.d, each 0 to 255 without leading zeros)");
   CHECK(
       error_of(b.map_endpoint_ip("", ip("10.1.0.5")), ErrorCode::Invalid).find("not a DNS label") !=
       std::string::npos);
