@@ -43,6 +43,42 @@ std::string unknown_flag(const std::string& arg, std::vector<std::string> candid
          did_you_mean(flag_name(arg), candidates);
 }
 
+// What a value of CLI11's type name looks like, for people.
+std::string expected_value(const std::string& type_name) {
+  if (type_name == "INT") return "a whole number";
+  if (type_name == "UINT") return "a whole number, 0 or more";
+  if (type_name == "FLOAT") return "a number";
+  return "a value of type " + type_name;
+}
+
+// CLI11's parse errors in kubectl's words: the flag, the value and what it takes. CLI11 says
+// "Could not convert: --x = abc" and "--x: 1 required TEXT missing".
+std::string parse_error_message(const CLI::ParseError& e, const CLI::App& app) {
+  const std::string what = e.what();
+  if (dynamic_cast<const CLI::ConversionError*>(&e) != nullptr) {
+    const std::string prefix = "Could not convert: ";
+    const std::size_t eq = what.find(" = ");
+    if (what.rfind(prefix, 0) == 0 && eq != std::string::npos) {
+      const std::string flag = what.substr(prefix.size(), eq - prefix.size());
+      const std::string value = what.substr(eq + 3);
+      std::string expected = "another value";
+      try {
+        expected = expected_value(app.get_option(flag)->get_type_name());
+      } catch (const CLI::Error&) {
+      }
+      return "invalid value \"" + value + "\" for " + flag + ": expected " + expected;
+    }
+  }
+  if (dynamic_cast<const CLI::ArgumentMismatch*>(&e) != nullptr) {
+    const std::size_t colon = what.find(": ");
+    if (colon != std::string::npos && what.find(" missing", colon) != std::string::npos) {
+      const std::string flag = what.substr(0, colon);
+      return "flag " + flag + " needs a value (" + flag + "=VALUE)";
+    }
+  }
+  return what;
+}
+
 }  // namespace
 
 int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err,
@@ -63,6 +99,10 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
       return usage_error(err, unknown_flag(a, global_flag_names(), "kubectl fed"));
     }
     break;
+  }
+  // "kubectl fed -- status": the end of the flags, then the verb.
+  if (verb_at < rest.size() && rest[verb_at] == "--" && verb_at + 1 < rest.size()) {
+    rest.erase(rest.begin() + static_cast<std::ptrdiff_t>(verb_at));
   }
   if (verb_at >= rest.size() || rest[verb_at] == "--") {
     out << top_level_help();
@@ -104,7 +144,7 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     std::vector<std::string> reversed(rest.rbegin(), rest.rend());  // CLI11 pops from the back
     app.parse(reversed);
   } catch (const CLI::ParseError& e) {
-    return usage_error(err, where + ": " + e.what(), hint);
+    return usage_error(err, where + ": " + parse_error_message(e, app), hint);
   }
   const std::vector<std::string> extras = app.remaining();
   if (!extras.empty()) {

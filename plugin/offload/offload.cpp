@@ -86,6 +86,11 @@ Status wait_until(kube::DynamicClient& host, const std::string& ns,
 
 Status check_kind(const std::string& kind) {
   if (kind == "namespace" || kind == "ns") return ok();
+  if (kind.empty()) {
+    return fail(ErrorCode::Invalid,
+                "KIND and NAME are required: only namespaces are offloaded, e.g. kubectl fed "
+                "offload namespace shop");
+  }
   return fail(ErrorCode::Invalid, "unknown kind \"" + kind +
                                       "\": only namespaces are offloaded, e.g. kubectl fed "
                                       "offload namespace shop");

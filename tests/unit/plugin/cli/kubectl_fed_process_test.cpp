@@ -105,6 +105,26 @@ TEST_CASE("bad global values exit 2 with the message") {
   CHECK(missing.err.find("error: flag --context needs a value (string)") == 0);
 }
 
+TEST_CASE("a verb's bad flag values are said in kubectl's words, not the parser's") {
+  const Run number = kubectl_fed({"join", "c2", "--namespace-quota", "abc"});
+  CHECK(number.code == 2);
+  CHECK(number.err ==
+        "error: kubectl fed join: invalid value \"abc\" for --namespace-quota: expected a whole "
+        "number\n"
+        "See 'kubectl fed join --help' for usage.\n");
+  const Run bare = kubectl_fed({"offload", "namespace", "shop", "--dry-run"});
+  CHECK(bare.code == 2);
+  CHECK(bare.err.find("error: kubectl fed offload: flag --dry-run needs a value "
+                      "(--dry-run=VALUE)\n") == 0);
+  const Run nothing = kubectl_fed({"offload"});
+  CHECK(nothing.code == 2);
+  CHECK(nothing.err.find("error: KIND and NAME are required") == 0);
+  // "--" ends the flags; the verb still follows.
+  const Run dash = kubectl_fed({"--", "version", "--client"});
+  CHECK(dash.code == 0);
+  CHECK(dash.out.find("Client Version: ") == 0);
+}
+
 TEST_CASE("unknown commands and flags suggest the closest valid spelling and exit 2") {
   const Run verb = kubectl_fed({"verison"});
   CHECK(verb.code == 2);
