@@ -10,10 +10,10 @@
 
 #include "agent/node/fabric/apply.hpp"
 #include "agent/node/fabric/node_datapath.hpp"
-#include "agent/node/fabric/state_file_runner.hpp"
 #include "agent/node/node_runner.hpp"
 #include "agent/node/os/linux/netlink_link_manager.hpp"
 #include "agent/node/os/linux/wireguard_go_daemon.hpp"
+#include "agent/node/state_file_runner.hpp"
 #include "agent/node/tunnel/tunnel_reconciler.hpp"
 #include "agent/node/tunnel/vxlan_tunnel.hpp"
 #include "agent/node/tunnel/wireguard_backend.hpp"

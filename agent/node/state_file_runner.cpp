@@ -1,4 +1,4 @@
-#include "agent/node/fabric/state_file_runner.hpp"
+#include "agent/node/state_file_runner.hpp"
 
 #include <spdlog/spdlog.h>
 
