@@ -3,6 +3,7 @@
 // $KUBECONFIG list merged (first file to define a name or current-context wins), else
 // ~/.kube/config. Turning a context into a RestConfig is kubeconfig_resolve.hpp.
 
+#include <chrono>
 #include <filesystem>
 #include <map>
 #include <optional>
@@ -89,6 +90,9 @@ struct LoadOptions {
   std::string kubeconfig_path;     // --kubeconfig: read only this file, which must exist
   std::string context;             // --context: instead of current-context
   std::string namespace_override;  // -n/--namespace: instead of the context's namespace
+  // How long an exec credential plugin may run before it is killed (kubectl-fed passes
+  // --request-timeout when it is shorter).
+  std::chrono::milliseconds exec_timeout{std::chrono::seconds(60)};
 };
 
 // Whether a kubeconfig file that does not exist is an error or is skipped.

@@ -98,7 +98,8 @@ Status resolve_cluster(const std::string& name, const Cluster& cluster, RestConf
   return ok();
 }
 
-Status resolve_user(const std::string& name, const User& user, RestConfig& out) {
+Status resolve_user(const std::string& name, const User& user,
+                    std::chrono::milliseconds exec_timeout, RestConfig& out) {
   const std::string owner = fmt::format("user \"{}\" in {}", name, user.origin.string());
   const auto invalid = [&](std::string_view what) {
     return fail(ErrorCode::Invalid, fmt::format("{} {}", owner, what));
@@ -152,7 +153,8 @@ Status resolve_user(const std::string& name, const User& user, RestConfig& out) 
     ExecClusterInfo info{out.server, out.ca_pem, out.insecure_skip_tls_verify, out.tls_server_name,
                          out.proxy_url};
     FED_ASSIGN_OR_RETURN(std::shared_ptr<ExecCredentialSource> exec,
-                         ExecCredentialSource::create(*user.exec, std::move(info), owner));
+                         ExecCredentialSource::create(*user.exec, std::move(info), owner,
+                                                      ExecOptions{exec_timeout, {}}));
     out.credentials = exec;
     // As in client-go, a static client certificate wins; the plugin then supplies the token.
     if (!out.client_certificate) out.certificate_source = std::move(exec);
@@ -221,7 +223,7 @@ Result<RestConfig> resolve(const Kubeconfig& config, const LoadOptions& options)
                               "fix the context in {} or add the user",
                               context.user, context_name, names_of(config.users), where));
     }
-    FED_TRY(resolve_user(user->first, user->second, out));
+    FED_TRY(resolve_user(user->first, user->second, options.exec_timeout, out));
   }
   out.default_namespace = !options.namespace_override.empty() ? options.namespace_override
                           : !context.namespace_name.empty()   ? context.namespace_name

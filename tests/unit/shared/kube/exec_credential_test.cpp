@@ -355,3 +355,28 @@ TEST_CASE("a static client certificate beside an exec plugin is kept; the plugin
   REQUIRE(r->credentials);
   CHECK(*r->credentials->token() == "token-1");
 }
+
+TEST_CASE("the context's exec plugin is killed after LoadOptions::exec_timeout") {
+  TempDir dir;
+  const std::string yaml = exec_kubeconfig(
+      "      apiVersion: client.authentication.k8s.io/v1\n"
+      "      interactiveMode: Never\n"
+      "      command: " +
+      exec_plugin_path() +
+      "\n"
+      "      env: [{name: FIXTURE_COUNT_FILE, value: " +
+      (dir / "count").string() + "}, {name: FIXTURE_MODE, value: sleep}]\n");
+  auto k = fed::kube::parse_kubeconfig(yaml, "/k/cfg");
+  REQUIRE_MESSAGE(k.has_value(), k.error().message());
+  fed::kube::LoadOptions load;
+  load.exec_timeout = 250ms;  // kubectl-fed sets it from --request-timeout
+  auto r = fed::kube::resolve(*k, load);
+  REQUIRE_MESSAGE(r.has_value(), r.error().message());
+  REQUIRE(r->credentials);
+  const auto start = std::chrono::steady_clock::now();
+  auto token = r->credentials->token();
+  REQUIRE_FALSE(token.has_value());
+  CHECK(token.error().message().find("did not finish within 250ms and was killed") !=
+        std::string::npos);
+  CHECK(std::chrono::steady_clock::now() - start < 5s);  // not the plugin's `sleep 30`
+}
