@@ -134,7 +134,7 @@ Result<std::optional<ClusterIdentity>> parse_identity(const json& configmap) {
   id.cluster_id = data.value("clusterID", "");
   const std::string role = data.value("role", "");
   if (id.cluster_id.empty() || (role != "host" && role != "member")) {
-    return fail(ErrorCode::Invalid, "ConfigMap " + std::string(kFedNamespace) +
+    return fail(ErrorCode::Invalid, "ConfigMap " + std::string(fedapi::kNamespace) +
                                         "/federation is malformed (clusterID or role missing); "
                                         "delete it or run kubectl fed unjoin");
   }
@@ -170,8 +170,10 @@ Result<net::Cidr> fetch_service_cidr(kube::DynamicClient& client, std::string_vi
 }
 
 Result<std::optional<ClusterIdentity>> fetch_identity(kube::DynamicClient& client) {
-  auto cm = client.get(kube::ResourceRef{
-      {"", "v1", "configmaps"}, std::string(kFedNamespace), std::string(kFederationConfigMap), ""});
+  auto cm = client.get(kube::ResourceRef{{"", "v1", "configmaps"},
+                                         std::string(fedapi::kNamespace),
+                                         std::string(kFederationConfigMap),
+                                         ""});
   if (!cm) {
     if (cm.error().is_not_found()) return std::optional<ClusterIdentity>{};
     return fail(cm.error().code(), cm.error().to_error().message());

@@ -41,10 +41,10 @@ void set_namespace(json& object, const std::string& ns) {
   }
   // Only the federation's own namespace moves; kube-node-lease (the virtual nodes' Leases)
   // stays where Kubernetes keeps it.
-  if (meta.value("namespace", "") == kFedNamespace) meta["namespace"] = ns;
+  if (meta.value("namespace", "") == fedapi::kNamespace) meta["namespace"] = ns;
   if (object.contains("subjects")) {
     for (auto& s : object["subjects"]) {
-      if (s.value("namespace", "") == kFedNamespace) s["namespace"] = ns;
+      if (s.value("namespace", "") == fedapi::kNamespace) s["namespace"] = ns;
     }
   }
 }

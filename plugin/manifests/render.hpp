@@ -14,7 +14,6 @@
 
 namespace fed::plugin {
 
-inline constexpr std::string_view kFedNamespace = fedapi::kNamespace;
 inline constexpr std::string_view kDefaultImage = "fed.local/fed-agent:dev";
 inline constexpr std::string_view kPartOfLabel = "app.kubernetes.io/part-of";
 inline constexpr std::string_view kPartOfValue = "kubectl-fed";
@@ -44,7 +43,7 @@ struct TenancySettings {
 
 struct RenderOptions {
   std::string image = std::string(kDefaultImage);
-  std::string namespace_name = std::string(kFedNamespace);
+  std::string namespace_name = std::string(fedapi::kNamespace);
   TenancySettings tenancy;  // members only
   // The node agents route to on-link nodes without VXLAN (fed-agent node --direct-routing).
   bool direct_routing = false;

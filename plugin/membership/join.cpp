@@ -83,7 +83,7 @@ struct MemberToken {
 Result<MemberToken> wait_for_token(kube::DynamicClient& member, const std::string& name,
                                    std::chrono::milliseconds timeout, Output& out) {
   const kube::ResourceRef ref{
-      {"", "v1", "secrets"}, std::string(kFedNamespace), std::string(kTokenSecret), ""};
+      {"", "v1", "secrets"}, std::string(fedapi::kNamespace), std::string(kTokenSecret), ""};
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   bool told = false;
   while (true) {
@@ -112,7 +112,7 @@ Result<MemberToken> wait_for_token(kube::DynamicClient& member, const std::strin
     std::this_thread::sleep_for(std::chrono::milliseconds(500));
   }
   return fail(ErrorCode::Unavailable,
-              "member " + name + ": Secret " + std::string(kFedNamespace) + "/" +
+              "member " + name + ": Secret " + std::string(fedapi::kNamespace) + "/" +
                   std::string(kTokenSecret) +
                   " has no token yet; is kube-controller-manager running there?");
 }
@@ -251,7 +251,7 @@ Status run_join(const GlobalOptions& global, const JoinOptions& o, Output& out) 
   FED_ASSIGN_OR_RETURN(auto gateway, pick_gateway_node(nodes, o.gateway_node));
   const ClusterIdentity identity{o.member, FederationRole::Member, pod_cidr, service_cidr, host_id};
   const RenderOptions render{
-      o.image, std::string(kFedNamespace),
+      o.image, std::string(fedapi::kNamespace),
       TenancySettings{o.namespace_quota, o.share_cpu, o.share_memory, pod_cidr}, o.direct_routing,
       o.wireguard};
   FED_ASSIGN_OR_RETURN(auto member_objects, render_member(identity, render));

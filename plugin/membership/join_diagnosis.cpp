@@ -11,7 +11,7 @@ namespace {
 
 using nlohmann::json;
 
-const kube::ResourceRef kAgentPods{{"", "v1", "pods"}, std::string(kFedNamespace), "", ""};
+const kube::ResourceRef kAgentPods{{"", "v1", "pods"}, std::string(fedapi::kNamespace), "", ""};
 // Node Events live in "default" (kube::EventRecorder, like the kubelet's).
 const kube::ResourceRef kNodeEvents{{"", "v1", "events"}, "default", "", ""};
 

@@ -92,7 +92,7 @@ json credential_secret(const std::string& member, const std::string& kubeconfig)
               {"type", "kubectl-fed.io/member-credential"},
               {"metadata",
                {{"name", credential_secret_name(member)},
-                {"namespace", std::string(kFedNamespace)},
+                {"namespace", std::string(fedapi::kNamespace)},
                 {"labels",
                  {{std::string(kPartOfLabel), std::string(kPartOfValue)},
                   {"kubectl-fed.io/member", member}}}}}};
@@ -101,12 +101,12 @@ json credential_secret(const std::string& member, const std::string& kubeconfig)
 }
 
 json federated_cluster(const MemberSpec& spec) {
-  json s{
-      {"clusterID", spec.member},
-      {"role", "member"},
-      {"apiEndpoint", spec.api_endpoint},
-      {"credentialSecretRef",
-       {{"name", credential_secret_name(spec.member)}, {"namespace", std::string(kFedNamespace)}}}};
+  json s{{"clusterID", spec.member},
+         {"role", "member"},
+         {"apiEndpoint", spec.api_endpoint},
+         {"credentialSecretRef",
+          {{"name", credential_secret_name(spec.member)},
+           {"namespace", std::string(fedapi::kNamespace)}}}};
   if (!spec.cluster_labels.empty()) s["clusterLabels"] = spec.cluster_labels;
   json offered = json::object();
   if (!spec.share_cpu.empty()) offered["cpu"] = spec.share_cpu;

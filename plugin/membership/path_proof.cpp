@@ -18,7 +18,7 @@ namespace {
 using nlohmann::json;
 using clock = std::chrono::steady_clock;
 
-const kube::ResourceRef kPods{{"", "v1", "pods"}, std::string(kFedNamespace), "", ""};
+const kube::ResourceRef kPods{{"", "v1", "pods"}, std::string(fedapi::kNamespace), "", ""};
 
 // The member's gateway node as join chose it, or "" when it cannot be read.
 std::string member_gateway(kube::DynamicClient& member) {
@@ -133,7 +133,7 @@ json probe_pod(const std::string& name, const std::string& image,
               {"kind", "Pod"},
               {"metadata",
                {{"generateName", name + "-"},
-                {"namespace", std::string(kFedNamespace)},
+                {"namespace", std::string(fedapi::kNamespace)},
                 {"labels",
                  {{std::string(kPartOfLabel), std::string(kPartOfValue)},
                   {"app.kubernetes.io/component", "join-probe"}}}}},

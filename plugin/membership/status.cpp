@@ -172,8 +172,10 @@ Table status_table(const json& doc) {
 Status run_status(const GlobalOptions& global, const StatusOptions&, Output& out) {
   FED_ASSIGN_OR_RETURN(auto config, rest_config_for(global));
   FED_ASSIGN_OR_RETURN(auto client, kube::DynamicClient::create(std::move(config)));
-  auto cm = client->get(kube::ResourceRef{
-      {"", "v1", "configmaps"}, std::string(kFedNamespace), std::string(kFederationConfigMap), ""});
+  auto cm = client->get(kube::ResourceRef{{"", "v1", "configmaps"},
+                                          std::string(fedapi::kNamespace),
+                                          std::string(kFederationConfigMap),
+                                          ""});
   if (!cm) {
     if (cm.error().is_not_found()) {
       return fail(ErrorCode::NotFound,

@@ -136,7 +136,7 @@ Status run_unjoin(const GlobalOptions& global, const UnjoinOptions& o, Output& o
     doc["memberUnreachable"] = member.error().message();
   }
   const kube::ResourceRef secret{
-      {"", "v1", "secrets"}, std::string(kFedNamespace), credential_secret_name(o.member), ""};
+      {"", "v1", "secrets"}, std::string(fedapi::kNamespace), credential_secret_name(o.member), ""};
   auto gone = host->remove(secret);
   if (gone) {
     doc["deleted"].push_back(

@@ -15,7 +15,7 @@
 
 namespace fed::plugin {
 
-inline constexpr std::string_view kReconfigureNamespace = kFedNamespace;
+inline constexpr std::string_view kReconfigureNamespace = fedapi::kNamespace;
 inline constexpr std::string_view kReconfigureAccount = "kubectl-fed-reconfigure";
 inline constexpr std::string_view kComponentLabel = "app.kubernetes.io/component";
 inline constexpr std::string_view kReconfigureComponent = "reconfigure-node";

@@ -101,7 +101,7 @@ TEST_CASE("init --dry-run=client -o yaml prints every object and writes nothing"
   // The cluster id is the context name, lower-cased; the ranges were discovered.
   ClusterIdentity id{"c1", FederationRole::Host, "10.241.0.0/23", "10.101.0.0/16", "c1"};
   auto expected = render_host(
-      id, RenderOptions{"example/fed-agent:1", std::string(fed::plugin::kFedNamespace), {}});
+      id, RenderOptions{"example/fed-agent:1", std::string(fed::fedapi::kNamespace), {}});
   REQUIRE(expected);
   REQUIRE(items.size() == expected->size());
   for (std::size_t i = 0; i < items.size(); ++i) {
@@ -144,7 +144,8 @@ TEST_CASE("init refuses a --pod-cidr that overlaps the discovered ServiceCIDR") 
   CHECK(out.str().empty());
 }
 
-TEST_CASE("init refuses a --pod-cidr that leaves a node's podCIDR out, naming the range that fits") {
+TEST_CASE(
+    "init refuses a --pod-cidr that leaves a node's podCIDR out, naming the range that fits") {
   FakeHost host;
   GlobalOptions global;
   global.kubeconfig = host.kubeconfig();

@@ -13,7 +13,6 @@ namespace fed::kube {
 
 using namespace std::chrono_literals;
 using nlohmann::json;
-using testing::eventually;
 using testing::loopback_client;
 using testing::LoopbackServer;
 using testing::TestRequest;
