@@ -93,9 +93,36 @@ Status add_extension(X509* cert, X509* issuer, int nid, const std::string& value
   return ok();
 }
 
-// A certificate for `key` named `common_name`, serial random, valid for `validity`; issuer and
-// extensions are the caller's.
-Result<Cert> new_cert(EVP_PKEY* key, std::string_view common_name, std::chrono::seconds validity,
+// The subject's organizations (O) and common name (CN) into `name`.
+void set_subject_name(X509_NAME* name, const RequestSubject& subject) {
+  for (const auto& org : subject.organizations) {
+    X509_NAME_add_entry_by_txt(name, "O", MBSTRING_UTF8,
+                               reinterpret_cast<const unsigned char*>(org.c_str()), -1, -1, 0);
+  }
+  X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_UTF8,
+                             reinterpret_cast<const unsigned char*>(subject.common_name.c_str()),
+                             -1, -1, 0);
+}
+
+// The subjectAltName value ("DNS:a,IP:1.2.3.4") of the subject; empty when it has none.
+// Invalid when an IP address does not parse.
+Result<std::string> subject_alt_names(const RequestSubject& subject) {
+  std::string san;
+  for (const auto& name : subject.dns_names) san += (san.empty() ? "DNS:" : ",DNS:") + name;
+  for (const auto& ip : subject.ip_addresses) {
+    CHandle<ASN1_OCTET_STRING, ASN1_OCTET_STRING_free> parsed(a2i_IPADDRESS(ip.c_str()));
+    if (!parsed) {
+      openssl_error();
+      return fail(ErrorCode::Invalid, "certificate subject: '" + ip + "' is not an IP address");
+    }
+    san += (san.empty() ? "IP:" : ",IP:") + ip;
+  }
+  return san;
+}
+
+// A certificate for `key` named after `subject`, serial random, valid for `validity`; issuer
+// and extensions are the caller's.
+Result<Cert> new_cert(EVP_PKEY* key, const RequestSubject& subject, std::chrono::seconds validity,
                       TimePoint now) {
   Cert cert(X509_new());
   if (!cert) return failure("allocate a certificate");
@@ -113,10 +140,7 @@ Result<Cert> new_cert(EVP_PKEY* key, std::string_view common_name, std::chrono::
                         &at)) {
     return failure("certificate validity");
   }
-  X509_NAME* name = X509_get_subject_name(cert.get());
-  const std::string cn(common_name);
-  X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_UTF8,
-                             reinterpret_cast<const unsigned char*>(cn.c_str()), -1, -1, 0);
+  set_subject_name(X509_get_subject_name(cert.get()), subject);
   if (X509_set_pubkey(cert.get(), key) != 1) return failure("certificate key");
   return cert;
 }
@@ -132,7 +156,9 @@ Result<CertifiedKey> encode(X509* cert, EVP_PKEY* key) {
 Result<CertifiedKey> make_ca(std::string_view common_name, std::chrono::seconds validity,
                              TimePoint now) {
   FED_ASSIGN_OR_RETURN(auto key, new_key());
-  FED_ASSIGN_OR_RETURN(auto cert, new_cert(key.get(), common_name, validity, now));
+  FED_ASSIGN_OR_RETURN(
+      auto cert,
+      new_cert(key.get(), RequestSubject{std::string(common_name), {}, {}, {}}, validity, now));
   X509_set_issuer_name(cert.get(), X509_get_subject_name(cert.get()));
   FED_TRY(add_extension(cert.get(), cert.get(), NID_basic_constraints, "critical,CA:TRUE"));
   FED_TRY(add_extension(cert.get(), cert.get(), NID_key_usage, "critical,keyCertSign,cRLSign"));
@@ -144,20 +170,33 @@ Result<CertifiedKey> make_ca(std::string_view common_name, std::chrono::seconds 
 Result<CertifiedKey> make_serving(const CertifiedKey& ca, const std::vector<std::string>& dns_names,
                                   std::chrono::seconds validity, TimePoint now) {
   if (dns_names.empty()) return fail(ErrorCode::Invalid, "a serving certificate needs a DNS name");
+  return make_signed(ca, RequestSubject{dns_names.front(), {}, dns_names, {}}, KeyUsage::Server,
+                     validity, now);
+}
+
+Result<CertifiedKey> make_signed(const CertifiedKey& ca, const RequestSubject& subject,
+                                 KeyUsage usage, std::chrono::seconds validity, TimePoint now) {
+  if (subject.common_name.empty()) {
+    return fail(ErrorCode::Invalid, "a certificate needs a common name");
+  }
+  FED_ASSIGN_OR_RETURN(auto san, subject_alt_names(subject));
   FED_ASSIGN_OR_RETURN(auto ca_cert, read_cert(ca.cert_pem));
   FED_ASSIGN_OR_RETURN(auto ca_key, read_key(ca.key_pem));
   FED_ASSIGN_OR_RETURN(auto key, new_key());
-  FED_ASSIGN_OR_RETURN(auto cert, new_cert(key.get(), dns_names.front(), validity, now));
+  FED_ASSIGN_OR_RETURN(auto cert, new_cert(key.get(), subject, validity, now));
   X509_set_issuer_name(cert.get(), X509_get_subject_name(ca_cert.get()));
-  std::string san;
-  for (const auto& name : dns_names) san += (san.empty() ? "DNS:" : ",DNS:") + name;
   FED_TRY(add_extension(cert.get(), ca_cert.get(), NID_basic_constraints, "critical,CA:FALSE"));
   FED_TRY(add_extension(cert.get(), ca_cert.get(), NID_key_usage,
                         "critical,digitalSignature,keyEncipherment"));
-  FED_TRY(add_extension(cert.get(), ca_cert.get(), NID_ext_key_usage, "serverAuth"));
-  FED_TRY(add_extension(cert.get(), ca_cert.get(), NID_subject_alt_name, san));
+  const char* extended = usage == KeyUsage::Server   ? "serverAuth"
+                         : usage == KeyUsage::Client ? "clientAuth"
+                                                     : "serverAuth,clientAuth";
+  FED_TRY(add_extension(cert.get(), ca_cert.get(), NID_ext_key_usage, extended));
+  if (!san.empty()) {
+    FED_TRY(add_extension(cert.get(), ca_cert.get(), NID_subject_alt_name, san));
+  }
   if (X509_sign(cert.get(), ca_key.get(), EVP_sha256()) == 0) {
-    return failure("sign the serving certificate");
+    return failure("sign the certificate");
   }
   return encode(cert.get(), key.get());
 }
@@ -166,27 +205,11 @@ Result<CertificateRequest> make_certificate_request(const RequestSubject& subjec
   if (subject.common_name.empty()) {
     return fail(ErrorCode::Invalid, "a certificate request needs a common name");
   }
-  std::string san;
-  for (const auto& name : subject.dns_names) san += (san.empty() ? "DNS:" : ",DNS:") + name;
-  for (const auto& ip : subject.ip_addresses) {
-    CHandle<ASN1_OCTET_STRING, ASN1_OCTET_STRING_free> parsed(a2i_IPADDRESS(ip.c_str()));
-    if (!parsed) {
-      openssl_error();
-      return fail(ErrorCode::Invalid, "certificate request: '" + ip + "' is not an IP address");
-    }
-    san += (san.empty() ? "IP:" : ",IP:") + ip;
-  }
+  FED_ASSIGN_OR_RETURN(auto san, subject_alt_names(subject));
   FED_ASSIGN_OR_RETURN(auto key, new_key());
   CHandle<X509_REQ, X509_REQ_free> req(X509_REQ_new());
   if (!req) return failure("allocate a certificate request");
-  X509_NAME* name = X509_REQ_get_subject_name(req.get());
-  for (const auto& org : subject.organizations) {
-    X509_NAME_add_entry_by_txt(name, "O", MBSTRING_UTF8,
-                               reinterpret_cast<const unsigned char*>(org.c_str()), -1, -1, 0);
-  }
-  X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_UTF8,
-                             reinterpret_cast<const unsigned char*>(subject.common_name.c_str()),
-                             -1, -1, 0);
+  set_subject_name(X509_REQ_get_subject_name(req.get()), subject);
   if (X509_REQ_set_pubkey(req.get(), key.get()) != 1) return failure("certificate request key");
   if (!san.empty()) {
     CHandle<STACK_OF(X509_EXTENSION), free_extensions> exts(sk_X509_EXTENSION_new_null());

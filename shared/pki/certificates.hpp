@@ -19,6 +19,17 @@ struct CertifiedKey {
 
 using TimePoint = std::chrono::system_clock::time_point;
 
+// Who a certificate or a request names: the subject (O, CN) and its subjectAltNames.
+struct RequestSubject {
+  std::string common_name;
+  std::vector<std::string> organizations;
+  std::vector<std::string> dns_names;     // subjectAltName DNS entries
+  std::vector<std::string> ip_addresses;  // subjectAltName IP entries, IPv4 or IPv6 text
+};
+
+// What a leaf certificate may be used for (extendedKeyUsage).
+enum class KeyUsage { Server, Client, ServerAndClient };
+
 // A self-signed CA certificate (basicConstraints CA:TRUE, keyCertSign) valid from `now` - 5 min
 // (clock skew) to `now` + `validity`.
 Result<CertifiedKey> make_ca(std::string_view common_name, std::chrono::seconds validity,
@@ -31,18 +42,21 @@ Result<CertifiedKey> make_serving(const CertifiedKey& ca, const std::vector<std:
                                   std::chrono::seconds validity,
                                   TimePoint now = std::chrono::system_clock::now());
 
+// A leaf certificate signed by `ca` for `subject` (CN, O, and its DNS and IP subjectAltNames),
+// with `usage`, valid from `now` - 5 min to `now` + `validity`: what mTLS between the
+// federation's etcd members and their clients needs (a member's certificate serves its clients
+// and is the client of its peers). Invalid when `ca` does not parse, the subject has no common
+// name or an IP address does not parse.
+Result<CertifiedKey> make_signed(const CertifiedKey& ca, const RequestSubject& subject,
+                                 KeyUsage usage, std::chrono::seconds validity,
+                                 TimePoint now = std::chrono::system_clock::now());
+
 // A certificate signing request (PKCS#10, PEM) for a new ECDSA P-256 key, and that key: what
 // the API server's CertificateSigningRequest takes when the cluster's CA must sign (the virtual
 // kubelet's serving certificate, which the API server checks against that CA).
 struct CertificateRequest {
   std::string csr_pem;
   std::string key_pem;
-};
-struct RequestSubject {
-  std::string common_name;
-  std::vector<std::string> organizations;
-  std::vector<std::string> dns_names;     // subjectAltName DNS entries
-  std::vector<std::string> ip_addresses;  // subjectAltName IP entries, IPv4 or IPv6 text
 };
 // Invalid when the subject has no common name or an IP address does not parse.
 Result<CertificateRequest> make_certificate_request(const RequestSubject& subject);

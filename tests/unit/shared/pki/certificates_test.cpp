@@ -25,10 +25,9 @@ Cert parse(const std::string& pem) {
   return Cert(PEM_read_bio_X509(bio.get(), nullptr, nullptr, nullptr));
 }
 
-// What a TLS client does with the caBundle: verify the chain for purpose serverAuth, then the
-// host name against the subjectAltName.
-bool client_accepts(const std::string& ca_pem, const std::string& cert_pem,
-                    const std::string& host) {
+// Whether `cert_pem` chains to `ca_pem` for `purpose` (X509_PURPOSE_SSL_SERVER: what a TLS
+// client checks; X509_PURPOSE_SSL_CLIENT: what an mTLS server checks).
+bool chains(const std::string& ca_pem, const std::string& cert_pem, int purpose) {
   Cert ca = parse(ca_pem);
   Cert cert = parse(cert_pem);
   if (!ca || !cert) return false;
@@ -36,9 +35,22 @@ bool client_accepts(const std::string& ca_pem, const std::string& cert_pem,
   X509_STORE_add_cert(store.get(), ca.get());
   fed::CHandle<X509_STORE_CTX, X509_STORE_CTX_free> ctx(X509_STORE_CTX_new());
   X509_STORE_CTX_init(ctx.get(), store.get(), cert.get(), nullptr);
-  X509_STORE_CTX_set_purpose(ctx.get(), X509_PURPOSE_SSL_SERVER);
-  const bool chain = X509_verify_cert(ctx.get()) == 1;
-  return chain && X509_check_host(cert.get(), host.data(), host.size(), 0, nullptr) == 1;
+  X509_STORE_CTX_set_purpose(ctx.get(), purpose);
+  return X509_verify_cert(ctx.get()) == 1;
+}
+
+// What a TLS client does with the caBundle: verify the chain for purpose serverAuth, then the
+// host name against the subjectAltName.
+bool client_accepts(const std::string& ca_pem, const std::string& cert_pem,
+                    const std::string& host) {
+  Cert cert = parse(cert_pem);
+  return cert && chains(ca_pem, cert_pem, X509_PURPOSE_SSL_SERVER) &&
+         X509_check_host(cert.get(), host.data(), host.size(), 0, nullptr) == 1;
+}
+
+bool names_ip(const std::string& cert_pem, const std::string& ip) {
+  Cert cert = parse(cert_pem);
+  return cert && X509_check_ip_asc(cert.get(), ip.c_str(), 0) == 1;
 }
 
 }  // namespace
@@ -116,12 +128,39 @@ TEST_CASE("a certificate request carries the subject and names, signed by its ow
   CHECK(bad_ip.error().message().find("10.0.0.300") != std::string::npos);
 }
 
+TEST_CASE("an etcd member's certificate serves its IPs and is a client of its peers") {
+  auto ca = make_ca("kubectl-fed federation etcd CA", 24h);
+  REQUIRE(ca);
+  auto member = fed::pki::make_signed(*ca, {"c1", {}, {"localhost"}, {"127.0.0.1", "172.31.0.1"}},
+                                      fed::pki::KeyUsage::ServerAndClient, 24h);
+  REQUIRE(member);
+  CHECK(chains(ca->cert_pem, member->cert_pem, X509_PURPOSE_SSL_SERVER));
+  CHECK(chains(ca->cert_pem, member->cert_pem, X509_PURPOSE_SSL_CLIENT));
+  CHECK(names_ip(member->cert_pem, "172.31.0.1"));
+  CHECK(names_ip(member->cert_pem, "127.0.0.1"));
+  CHECK_FALSE(names_ip(member->cert_pem, "172.31.0.2"));
+
+  // The manager's: a client only, so it cannot pose as a member.
+  auto client = fed::pki::make_signed(*ca, {"fed-manager", {"kubectl-fed"}, {}, {}},
+                                      fed::pki::KeyUsage::Client, 24h);
+  REQUIRE(client);
+  CHECK(chains(ca->cert_pem, client->cert_pem, X509_PURPOSE_SSL_CLIENT));
+  CHECK_FALSE(chains(ca->cert_pem, client->cert_pem, X509_PURPOSE_SSL_SERVER));
+}
+
 TEST_CASE("bad input is refused") {
   CHECK(make_serving(fed::pki::CertifiedKey{"not a cert", "not a key"}, {"a"}, 1h).error().code() ==
         fed::ErrorCode::Invalid);
   auto ca = make_ca("ca", 1h);
   REQUIRE(ca);
   CHECK(make_serving(*ca, {}, 1h).error().code() == fed::ErrorCode::Invalid);
+  CHECK(
+      fed::pki::make_signed(*ca, {"", {}, {}, {}}, fed::pki::KeyUsage::Client, 1h).error().code() ==
+      fed::ErrorCode::Invalid);
+  auto bad_ip =
+      fed::pki::make_signed(*ca, {"m", {}, {}, {"300.1.1.1"}}, fed::pki::KeyUsage::Server, 1h);
+  REQUIRE_FALSE(bad_ip);
+  CHECK(bad_ip.error().message().find("300.1.1.1") != std::string::npos);
   CHECK_FALSE(fed::pki::not_after("garbage"));
   CHECK_FALSE(fed::pki::signed_by("garbage", ca->cert_pem));
 }
