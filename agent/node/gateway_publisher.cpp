@@ -2,37 +2,10 @@
 
 #include "shared/fedapi/cluster_info.hpp"
 #include "shared/fedapi/group.hpp"
-#include "shared/net/net_types.hpp"
 
 namespace fed::federation {
 
 using nlohmann::json;
-
-Result<std::string> gateway_address(const json& node) {
-  const std::string name = node["metadata"].value("name", "");
-  const json annotations = node["metadata"].value("annotations", json::object());
-  const std::string annotated = annotations.value(std::string(kGatewayAddressAnnotation), "");
-  if (!annotated.empty()) {
-    if (!net::Ipv4::parse(annotated)) {
-      return fail(ErrorCode::Invalid, "Node " + name + " annotation " +
-                                          std::string(kGatewayAddressAnnotation) + ": \"" +
-                                          annotated + "\" is not an IPv4 address");
-    }
-    return annotated;
-  }
-  const json status = node.value("status", json::object());
-  const json addresses = status.value("addresses", json::array());
-  for (const char* type : {"ExternalIP", "InternalIP"}) {
-    for (const auto& a : addresses) {
-      if (a.value("type", "") != type) continue;
-      const std::string ip = a.value("address", "");
-      if (net::Ipv4::parse(ip)) return ip;
-    }
-  }
-  return fail(ErrorCode::Invalid, "Node " + name +
-                                      " has no IPv4 ExternalIP or InternalIP: set the " +
-                                      std::string(kGatewayAddressAnnotation) + " annotation");
-}
 
 Status publish_gateway(kube::DynamicClient& client, const std::string& node,
                        const std::string& endpoint, const std::string& public_key) {

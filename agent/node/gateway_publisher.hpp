@@ -10,6 +10,7 @@
 
 #include "shared/fedapi/cluster_info.hpp"
 #include "shared/fedapi/group.hpp"
+#include "shared/fedapi/node_address.hpp"
 #include "shared/fedapi/peering.hpp"
 #include "shared/kube/dynamic_client.hpp"
 #include "shared/result/result.hpp"
@@ -18,9 +19,7 @@ namespace fed::federation {
 
 using fedapi::kGatewayAddressAnnotation;
 
-// The address peers reach this gateway at: the node's kubectl-fed.io/gateway-address
-// annotation, else its first ExternalIP, else its InternalIP. Invalid when none is usable.
-Result<std::string> gateway_address(const nlohmann::json& node);
+using fedapi::gateway_address;
 
 // Writes the gateway ConfigMap (server-side apply, field manager "fed-agent").
 Status publish_gateway(kube::DynamicClient& client, const std::string& node,

@@ -1,8 +1,8 @@
 #include <doctest/doctest.h>
 
-#include "agent/node/gateway_publisher.hpp"
+#include "shared/fedapi/node_address.hpp"
 
-namespace fed::federation {
+namespace fed::fedapi {
 
 using nlohmann::json;
 
@@ -21,6 +21,9 @@ TEST_CASE("the gateway address: annotation, then ExternalIP, then InternalIP") {
   auto bad = gateway_address(node);
   REQUIRE_FALSE(bad);
   CHECK(bad.error().message().find("is not an IPv4 address") != std::string::npos);
+  CHECK(node_ipv4(node, "InternalIP").value() == "172.30.1.11");
+  CHECK(node_ipv4(node, "ExternalIP").value() == "203.0.113.7");
+  CHECK_FALSE(node_ipv4(node, "Hostname"));  // not an IPv4 address
   json bare{{"metadata", {{"name", "n"}}}};
   auto none = gateway_address(bare);
   REQUIRE_FALSE(none);
@@ -28,4 +31,4 @@ TEST_CASE("the gateway address: annotation, then ExternalIP, then InternalIP") {
         std::string::npos);
 }
 
-}  // namespace fed::federation
+}  // namespace fed::fedapi
