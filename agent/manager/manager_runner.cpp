@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
 
 #include <spdlog/spdlog.h>
@@ -9,15 +10,33 @@
 #include "agent/manager/membership/membership_controllers.hpp"
 #include "agent/roles/api_config.hpp"
 #include "shared/fedapi/cluster_info.hpp"
+#include "shared/fedapi/names.hpp"
+#include "shared/util/rfc3339.hpp"
 
 namespace fed::federation {
+namespace {
+
+// The holder's name in the record and in fed-leader: $POD_NAME, else the host name, and the
+// process id (a restarted container is another candidate than the one it replaces).
+std::string manager_identity(const std::string& configured) {
+  if (!configured.empty()) return configured;
+  const char* pod = std::getenv("POD_NAME");
+  char host[256] = {};
+  if (pod == nullptr || *pod == '\0') ::gethostname(host, sizeof host - 1);
+  return std::string(pod != nullptr && *pod != '\0' ? pod : host) + "_" +
+         std::to_string(::getpid());
+}
+
+}  // namespace
 
 Status ManagerRunner::start(const agent::RoleContext& ctx) {
   FED_ASSIGN_OR_RETURN(auto config, agent::api_config(ctx.options, "fed-agent-manager"));
   config.qps = options_.api_qps;
   config.burst = options_.api_burst;
   FED_ASSIGN_OR_RETURN(auto host, kube::DynamicClient::create(std::move(config)));
+  host_ = host;
   FED_ASSIGN_OR_RETURN(auto info, read_cluster_info(*host));
+  host_id_ = info.cluster_id;
   if (info.role != ClusterRole::Host) {
     return fail(ErrorCode::Invalid, "cluster " + info.cluster_id +
                                         " is a member, not a host: run the manager on the host");
@@ -26,6 +45,8 @@ Status ManagerRunner::start(const agent::RoleContext& ctx) {
   spdlog::info("manager for federation {}: PodCIDR {}, ExternalCIDR {}", info.cluster_id,
                host_ipam_->local().pod_cidr.str(), host_ipam_->local().external_cidr.str());
   events_ = std::make_unique<kube::EventRecorder>(host, kube::EventSource{"fed-agent-manager", ""});
+  pod_label_ = std::make_unique<ha::LeaderPodLabel>(host, ha::own_pod_from_env());
+  leader_metrics_ = std::make_unique<ha::LeaderMetrics>(ctx.metrics);
 
   manager_ = std::make_unique<kube::ControllerManager>(host);
   const Membership membership =
@@ -44,22 +65,44 @@ Status ManagerRunner::start(const agent::RoleContext& ctx) {
           [ipam](const std::string& id, std::string_view ip) { return ipam->peer_own_ip(id, ip); },
           events_.get()},
       options_.offload);
-  if (options_.election.etcd_endpoints.empty()) return manager_->start();
-  manager_->start_caches();
-  return start_election();
+  const std::string identity = manager_identity(options_.election.identity);
+  if (options_.election.etcd_endpoints.empty()) {
+    FED_TRY(manager_->start());
+    // Alone, this manager leads at once; it says so as an elected one does, so that fed-leader
+    // always answers (epoch 0: no election).
+    leading_ = true;
+    leader_metrics_->set_leading(true);
+    const ha::LeaderAnnouncement announcement{
+        identity, host_id_, 0, util::format_rfc3339(std::chrono::system_clock::now()), {}};
+    announcer_ =
+        std::jthread([this, announcement] { announce(announcement, announcing_.get_token()); });
+  } else {
+    manager_->start_caches();
+    FED_TRY(start_election(identity));
+  }
+  started_ = true;
+  return ok();
 }
 
-Status ManagerRunner::start_election() {
+bool ManagerRunner::ready() const {
+  if (!started_ || !pod_label_->settled()) return false;
+  if (options_.election.etcd_endpoints.empty()) return manager_->healthy();
+  return manager_->caches_synced() && (!leading_ || manager_->healthy());
+}
+
+void ManagerRunner::announce(const ha::LeaderAnnouncement& announcement, std::stop_token stop) {
+  // The label routes the webhook Service here: only once the controllers (and the webhook
+  // server among them) run. It must land; fed-leader is for people and may give up.
+  if (!pod_label_->apply_until_done(true, stop)) return;
+  if (ha::publish_leader_with_retries(*host_, *events_, announcement, stop)) {
+    spdlog::info("manager: published ConfigMap {}/{} (epoch {})", fedapi::kNamespace,
+                 fedapi::kLeaderConfigMap, announcement.epoch);
+  }
+}
+
+Status ManagerRunner::start_election(const std::string& identity) {
   const ManagerElectionOptions& o = options_.election;
   FED_TRY(o.timings.validate());
-  std::string identity = o.identity;
-  if (identity.empty()) {
-    const char* pod = std::getenv("POD_NAME");
-    char host[256] = {};
-    if (pod == nullptr || *pod == '\0') ::gethostname(host, sizeof host - 1);
-    identity =
-        std::string(pod != nullptr && *pod != '\0' ? pod : host) + "_" + std::to_string(::getpid());
-  }
   etcd::ClientOptions client;
   client.endpoints = o.etcd_endpoints;
   client.tls = o.etcd_tls;
@@ -76,11 +119,18 @@ Status ManagerRunner::start_election() {
             spdlog::info("manager {} leads the federation (epoch {}): starting the controllers",
                          record.holder, record.epoch);
             if (stopping_) return;
+            leading_ = true;  // ready() now waits for the controllers
+            leader_metrics_->set_leading(true);
+            const auto wait = elector_->takeover_wait();
+            if (wait) leader_metrics_->took_over(*wait);
             if (auto started = manager_->start_components(); !started && !stopping_) {
               spdlog::critical("manager: the controllers did not start: {}",
                                started.error().message());
               std::_Exit(1);
             }
+            announce(ha::LeaderAnnouncement{record.holder, host_id_, record.epoch,
+                                            record.acquired_at, wait},
+                     announcing_.get_token());
           },
           [] {
             spdlog::critical(
@@ -88,7 +138,8 @@ Status ManagerRunner::start_election() {
                 "lands (the pod restarts as a standby)");
             std::_Exit(1);
           },
-          [](const std::optional<ha::LeaderRecord>& leader) {
+          [this](const std::optional<ha::LeaderRecord>& leader) {
+            leader_metrics_->observed(leader);
             if (leader) {
               spdlog::info("manager: the federation's leader is {} (epoch {})", leader->holder,
                            leader->epoch);
@@ -98,18 +149,25 @@ Status ManagerRunner::start_election() {
           }});
   spdlog::info("manager {}: standing by for {} (caches warm, controllers stopped)", identity,
                o.key);
-  election_ = std::jthread([this](std::stop_token stop) { elector_->run(stop); });
+  election_ = std::jthread([this](std::stop_token stop) {
+    // A container restarted after losing leadership still has its pod's label; it goes before
+    // this manager campaigns, so that clearing it can never follow setting it.
+    if (pod_label_->apply_until_done(false, stop)) elector_->run(stop);
+  });
   return ok();
 }
 
 void ManagerRunner::stop() {
   stopping_ = true;
+  announcing_.request_stop();
+  if (announcer_.joinable()) announcer_.join();
   // The controllers stop before the resignation, so that the next leader never overlaps them.
   if (manager_) manager_->stop_components();
   if (election_.joinable()) {
     election_.request_stop();
     election_.join();
   }
+  if (leader_metrics_) leader_metrics_->set_leading(false);  // resigned, or never led
   if (manager_) manager_->stop();
 }
 

@@ -13,7 +13,10 @@
 #include <thread>
 #include <vector>
 
+#include "agent/manager/ha/leader_announcement.hpp"
 #include "agent/manager/ha/leader_elector.hpp"
+#include "agent/manager/ha/leader_metrics.hpp"
+#include "agent/manager/ha/leader_pod_label.hpp"
 #include "agent/manager/membership/cluster_ipam.hpp"
 #include "agent/manager/offload/offload_controllers.hpp"
 #include "agent/roles/role_runner.hpp"
@@ -51,24 +54,39 @@ class ManagerRunner final : public agent::RoleRunner {
   // once this manager leads (a standby keeps its caches warm meanwhile). Fails when the host was
   // never initialised (kubectl fed init).
   Status start(const agent::RoleContext& ctx) override;
-  // Ready while the controllers run: only the leader is, so Services reach only its webhooks.
-  bool ready() const override { return manager_ && manager_->healthy(); }
+  // Readiness does not say "leader" (standbys must be Ready for a Deployment to roll out; the
+  // pod label does, docs/HA.md). Without election: the controllers run and the pod carries the
+  // leader label. With election: the caches are synced and the pod's label is as wanted
+  // (cleared at start-up, set once leading), and while leading the controllers run.
+  bool ready() const override;
   void stop() override;
 
  private:
-  // Campaigns; the controllers start once this manager leads. Losing leadership ends the
-  // process at once (exit code 1): no write of a deposed leader may land, and a restarted pod
-  // comes back as a standby.
-  Status start_election();
+  // Campaigns, once the pod's leftover leader label is cleared; the controllers start once this
+  // manager leads. Losing leadership ends the process at once (exit code 1): no write of a
+  // deposed leader may land, and a restarted pod comes back as a standby.
+  Status start_election(const std::string& identity);
+  // Once the controllers run: labels the pod, then publishes fed-leader and its Event. Returns
+  // early when `stop` is requested.
+  void announce(const ha::LeaderAnnouncement& announcement, std::stop_token stop);
 
   ManagerOptions options_;
+  std::shared_ptr<kube::DynamicClient> host_;
+  std::string host_id_;  // the host cluster's id
   std::unique_ptr<ClusterIpam> host_ipam_;
   std::unique_ptr<kube::EventRecorder> events_;  // about the federation's objects on the host
+  std::unique_ptr<ha::LeaderPodLabel> pod_label_;
+  std::unique_ptr<ha::LeaderMetrics> leader_metrics_;
   std::unique_ptr<kube::ControllerManager> manager_;
   std::unique_ptr<etcd::EtcdClient> election_etcd_;
+  // Declared after what its started_leading thread uses, so destroyed (and joined) before it.
   std::unique_ptr<ha::LeaderElector> elector_;
+  std::atomic<bool> started_{false};   // start() returned ok: ready() may read the members
+  std::atomic<bool> leading_{false};   // started_leading was called
   std::atomic<bool> stopping_{false};  // stop() began: leading now starts nothing
+  std::stop_source announcing_;        // stop() ends the label and ConfigMap retries
   std::jthread election_;
+  std::jthread announcer_;  // without election: announce() at start
 };
 
 }  // namespace fed::federation

@@ -13,6 +13,8 @@ inline constexpr std::string_view kNamespace = "kubectl-fed-system";
 inline constexpr std::string_view kFederationConfigMap = "federation";
 // What the gateway's node agent publishes (its address and tunnel key).
 inline constexpr std::string_view kGatewayConfigMap = "gateway";
+// What the elected manager publishes about its leadership (holder, host, epoch): docs/HA.md.
+inline constexpr std::string_view kLeaderConfigMap = "fed-leader";
 // On the node that carries the cluster's gateway ("true").
 inline constexpr std::string_view kGatewayLabel = "kubectl-fed.io/gateway";
 

@@ -125,13 +125,16 @@ bool ControllerManager::running() const {
   return running_;
 }
 
-bool ControllerManager::healthy() const {
-  if (!running_) return false;
+bool ControllerManager::caches_synced() const {
   std::lock_guard lock(mu_);
   for (const auto& [key, informer] : informers_) {
     if (!informer->has_synced()) return false;
   }
   return true;
+}
+
+bool ControllerManager::healthy() const {
+  return running_ && caches_synced();
 }
 
 std::vector<std::string> ControllerManager::component_names() const {

@@ -78,7 +78,10 @@ class ControllerManager final {
 
   // True while the components run (start_components() succeeded and no stop since).
   bool running() const;
-  // True while running and every informer has delivered its first list.
+  // True once every informer has delivered its first list, whether or not the components run:
+  // a standby's caches are warm (it can take over at once).
+  bool caches_synced() const;
+  // True while running and caches_synced().
   bool healthy() const;
   // The components' names in start order (controllers by their ControllerOptions::name).
   std::vector<std::string> component_names() const;
@@ -104,7 +107,8 @@ class ControllerManager final {
   std::vector<Component> components_;
 
   // Guards the registries above; not held while a component starts (a controller may wait
-  // minutes for its caches), so running() and healthy() answer /readyz at once meanwhile.
+  // minutes for its caches), so running(), caches_synced() and healthy() answer /readyz at once
+  // meanwhile.
   mutable std::mutex mu_;
   std::mutex lifecycle_mu_;  // serialises start and stop
   std::size_t started_ = 0;  // components started, a prefix of components_

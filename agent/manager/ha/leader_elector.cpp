@@ -62,6 +62,11 @@ std::optional<LeaderRecord> LeaderElector::observed() const {
   return observed_;
 }
 
+std::optional<std::chrono::nanoseconds> LeaderElector::takeover_wait() const {
+  std::lock_guard lock(mu_);
+  return takeover_wait_;
+}
+
 std::optional<etcd::Compare> LeaderElector::fence() const {
   std::lock_guard lock(mu_);
   if (!mine_ || Clock::now() - renewed_at_ >= timings_.renew_deadline) return std::nullopt;
@@ -82,6 +87,7 @@ void LeaderElector::see(const std::optional<LeaderRecord>& record, std::int64_t 
     };
     changed = term(record) != term(observed_);
     observed_ = record;
+    if (record) saw_leader_ = true;
   }
   if (changed && callbacks_.new_leader) callbacks_.new_leader(record);
 }
@@ -123,10 +129,16 @@ bool LeaderElector::try_acquire() {
   const auto attempt = Clock::now();
   auto result = client_.txn(txn);
   if (!result || !result->succeeded) return false;
+  const auto acquired = Clock::now();
   {
     std::lock_guard lock(mu_);
     mine_ = next;
     renewed_at_ = attempt;
+    // observed_since_ still marks the last move of the key before this transaction.
+    if (saw_leader_) {
+      takeover_wait_ =
+          std::chrono::duration_cast<std::chrono::nanoseconds>(acquired - observed_since_);
+    }
   }
   see(next, result->header.revision);
   spdlog::info("leader election: {} leads {} (epoch {}{})", identity_, key_, next.epoch,

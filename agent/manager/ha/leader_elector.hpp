@@ -73,6 +73,13 @@ class LeaderElector final {
   std::optional<LeaderRecord> observed() const;
   // The compare every write of the leader carries; none while not leading.
   std::optional<etcd::Compare> fence() const;
+  // How long the federation went without a leader before this process took over, as this
+  // process saw it: on its monotonic clock, from the last move of the key it saw (the previous
+  // leader's last renewal, or its resignation) to its own successful acquisition. At least
+  // lease_duration after a crash; about one transaction after a resignation. Set before
+  // started_leading is called; empty before that and when this process never saw a leader (the
+  // federation's first, or a key already absent when it started).
+  std::optional<std::chrono::nanoseconds> takeover_wait() const;
   const std::string& key() const { return key_; }
 
   // Makes run() return at its next step without resigning or calling back: what a crash looks
@@ -101,6 +108,8 @@ class LeaderElector final {
   std::optional<LeaderRecord> observed_;
   std::int64_t observed_revision_ = -1;  // -1: nothing read yet; 0: no key
   Clock::time_point observed_since_;
+  bool saw_leader_ = false;  // some record was read: a takeover follows a leader
+  std::optional<std::chrono::nanoseconds> takeover_wait_;
   std::optional<LeaderRecord> mine_;  // set while leading
   Clock::time_point renewed_at_;      // start of the last successful renewal
   std::atomic<bool> abandoned_{false};

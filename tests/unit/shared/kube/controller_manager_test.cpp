@@ -102,6 +102,22 @@ TEST_CASE("one informer per collection and selectors, shared by every controller
   CHECK_FALSE(manager.healthy());
 }
 
+TEST_CASE("a standby's caches sync without its components: caches_synced, not healthy") {
+  Cluster cluster;
+  ControllerManager manager(cluster.client());
+  auto& reconciler = manager.own(std::make_unique<RecordingReconciler>());
+  manager.add_controller(reconciler, "a", 1).watch(manager.informer(kConfigMaps));
+  CHECK_FALSE(manager.caches_synced());  // not started: no first list yet
+  manager.start_caches();
+  CHECK(eventually([&] { return manager.caches_synced(); }));
+  CHECK_FALSE(manager.running());
+  CHECK_FALSE(manager.healthy());
+  CHECK(reconciler.seen().empty());  // no controller ran
+  REQUIRE(manager.start_components());
+  CHECK(manager.healthy());
+  manager.stop();
+}
+
 TEST_CASE("components start in order and stop in reverse order, once") {
   Cluster cluster;
   ControllerManager manager(cluster.client());

@@ -2,7 +2,8 @@
 // one leader among several electors at every instant, a crashed leader replaced once its lease
 // has run out, a deposed leader's fenced write refused, a resignation handed over at once, and
 // the election riding out the loss of the etcd leader. Failover times are printed, not asserted
-// (the bench measures them).
+// (the bench measures them); only their order is: a crash's takeover waits out the lease, a
+// resignation's does not.
 #include "agent/manager/ha/leader_elector.hpp"
 
 #include <doctest/doctest.h>
@@ -120,6 +121,8 @@ TEST_CASE("one leader at a time; a crashed leader is replaced after its lease; f
   REQUIRE(eventually([&] { return leader_of(all) != nullptr; }, 10s));
   Candidate* first = leader_of(all);
   CHECK(first->started == 1);
+  // The federation's first leader saw no leader before it: no failover to tell.
+  CHECK_FALSE(first->elector->takeover_wait());
   // Every candidate learns who leads.
   CHECK(eventually(
       [&] {
@@ -156,6 +159,13 @@ TEST_CASE("one leader at a time; a crashed leader is replaced after its lease; f
   CHECK(first->stopped == 0);  // a crash calls nothing back
   REQUIRE(second->elector->observed());
   CHECK(second->elector->observed()->epoch == 2);
+  // It waited out the lease from the last renewal it saw: never less, by construction.
+  const auto crash_wait = second->elector->takeover_wait();
+  REQUIRE(crash_wait);
+  CHECK(*crash_wait >= ElectionTimings{}.lease_duration);
+  CHECK(*crash_wait < 10s);
+  MESSAGE("failover seen by the new leader after a crash: "
+          << std::chrono::duration_cast<std::chrono::milliseconds>(*crash_wait).count() << " ms");
 
   // The deposed leader's late write is refused; the new leader's lands.
   auto late = admin->txn(fenced_put(*old_fence, "late write of the deposed leader"));
@@ -179,6 +189,12 @@ TEST_CASE("one leader at a time; a crashed leader is replaced after its lease; f
           << std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - resigned).count()
           << " ms");
   CHECK(second->stopped == 0);  // a requested stop is not a loss
+  // The resignation's deletion is taken at once: no lease waited out.
+  const auto resign_wait = leader_of(all)->elector->takeover_wait();
+  REQUIRE(resign_wait);
+  CHECK(*resign_wait < ElectionTimings{}.lease_duration);
+  MESSAGE("failover seen by the new leader after a resignation: "
+          << std::chrono::duration_cast<std::chrono::milliseconds>(*resign_wait).count() << " ms");
 
   // SIGKILL of the etcd leader: while etcd elects, the leader may miss its deadline and step
   // down (a manager process exits then); either way one of the two left leads afterwards.
