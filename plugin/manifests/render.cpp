@@ -13,13 +13,18 @@ bool starts_with(std::string_view s, std::string_view prefix) {
   return s.substr(0, prefix.size()) == prefix;
 }
 
-// Sets every container image of a workload's pod template.
-void set_images(json& object, const std::string& image) {
+// Sets the container images of a workload's pod template: the manifests name the defaults,
+// each replaced by its option.
+void set_images(json& object, const RenderOptions& options) {
   if (!object.contains("spec") || !object["spec"].contains("template")) return;
   json& pod = object["spec"]["template"]["spec"];
   for (const char* list : {"containers", "initContainers"}) {
     if (!pod.contains(list)) continue;
-    for (auto& c : pod[list]) c["image"] = image;
+    for (auto& c : pod[list]) {
+      const std::string image = c.value("image", "");
+      if (image == kDefaultImage) c["image"] = options.image;
+      if (image == kDefaultEtcdImage) c["image"] = options.etcd_image;
+    }
   }
 }
 
@@ -102,7 +107,7 @@ Result<std::vector<RenderedObject>> render_all(const RenderOptions& options) {
                   "embedded manifest broken (rebuild kubectl-fed): " + docs.error().message());
     }
     for (auto& object : *docs) {
-      set_images(object, options.image);
+      set_images(object, options);
       set_node_agent_args(object, options);
       set_namespace(object, options.namespace_name);
       set_part_of(object);

@@ -41,6 +41,9 @@ struct TenancySettings {
   std::string local_pod_cidr;  // the member's PodCIDR, for the replicas' NetworkPolicy
 };
 
+// The federation etcd member's image on a host (manifests/manager/etcd.yaml).
+inline constexpr std::string_view kDefaultEtcdImage = "registry.k8s.io/etcd:3.5.21-0";
+
 struct RenderOptions {
   std::string image = std::string(kDefaultImage);
   std::string namespace_name = std::string(fedapi::kNamespace);
@@ -50,6 +53,7 @@ struct RenderOptions {
   // The gateway's WireGuard: auto, kernel or wireguard-go (fed-agent node --wireguard-backend;
   // auto, the agent's default, adds no flag).
   std::string wireguard = "auto";
+  std::string etcd_image = std::string(kDefaultEtcdImage);  // hosts only
 };
 
 // Invalid, naming the flag and its values, unless `value` is auto, kernel or wireguard-go.

@@ -7,7 +7,9 @@
 
 #include "plugin/connect/cluster_facts.hpp"
 #include "plugin/connect/rest_config.hpp"
+#include "plugin/host/federation_etcd.hpp"
 #include "plugin/manifests/apply.hpp"
+#include "shared/fedapi/node_address.hpp"
 #include "shared/util/strings.hpp"
 
 namespace fed::plugin {
@@ -43,6 +45,10 @@ Runner wire_init(CLI::App& app) {
                  "The IPv4 address the other clusters' gateways reach the gateway node at "
                  "(annotation kubectl-fed.io/gateway-address; default: the node's ExternalIP, "
                  "else its InternalIP)");
+  app.add_option("--etcd-image", options->etcd_image,
+                 "The image of the host's federation etcd member, etcd 3.5 with "
+                 "/usr/local/bin/etcd (default \"" +
+                     std::string(kDefaultEtcdImage) + "\")");
   app.add_option("--dry-run", *dry_run,
                  "client: print the objects (with -o yaml|json) instead of applying them");
   return [options, dry_run](const GlobalOptions& global, Output& out) -> Status {
@@ -84,9 +90,46 @@ Result<Cidrs> resolve_cidrs(kube::DynamicClient& client, const InitOptions& opti
 }
 
 void print_dry_run(Output& out, const std::vector<json>& objects) {
-  out.print(object_list(objects), [&](std::ostream& os) {
-    for (const auto& o : objects) os << object_label(o) << " (dry run)\n";
+  std::vector<json> shown;
+  for (const auto& o : objects) shown.push_back(redact_secret_data(o));
+  out.print(object_list(shown), [&](std::ostream& os) {
+    for (const auto& o : shown) os << object_label(o) << " (dry run)\n";
   });
+}
+
+// The host's etcd member on the gateway node: its InternalIP for the managers, its gateway
+// address (the flag, else the node's) for the other hosts.
+Result<EtcdMember> etcd_member(const std::string& id, const json& nodes, const std::string& gateway,
+                               const std::string& gateway_flag) {
+  for (const auto& node : nodes.value("items", json::array())) {
+    if (node["metadata"].value("name", "") != gateway) continue;
+    auto internal = fedapi::node_ipv4(node, "InternalIP");
+    if (!internal) {
+      return fail(ErrorCode::Invalid, "gateway node " + gateway +
+                                          " has no IPv4 InternalIP for the federation etcd "
+                                          "member; choose another with --gateway-node");
+    }
+    std::string peer = gateway_flag;
+    if (peer.empty()) {
+      FED_ASSIGN_OR_RETURN(peer, fedapi::gateway_address(node));
+    }
+    return EtcdMember{id, *internal, peer};
+  }
+  return fail(ErrorCode::NotFound, "gateway node " + gateway + " not found");
+}
+
+// The federation etcd Secrets the cluster already holds (a second init keeps them).
+Result<EtcdSecretsFound> find_etcd_secrets(kube::DynamicClient& client, const std::string& ns) {
+  auto find = [&](std::string_view name) {
+    return get_live(client, json{{"apiVersion", "v1"},
+                                 {"kind", "Secret"},
+                                 {"metadata", {{"name", std::string(name)}, {"namespace", ns}}}});
+  };
+  EtcdSecretsFound found;
+  FED_ASSIGN_OR_RETURN(found.ca, find(kEtcdCaSecret));
+  FED_ASSIGN_OR_RETURN(found.member, find(kEtcdMemberSecret));
+  FED_ASSIGN_OR_RETURN(found.manager_client, find(kManagerEtcdClientSecret));
+  return found;
 }
 
 }  // namespace
@@ -97,8 +140,10 @@ const Command kInitCommand{
     .description =
         "Install the federation on the current cluster (--context) as its host: the "
         "federation CRDs, the kubectl-fed-system namespace, the federation ConfigMap (cluster "
-        "id, role host, PodCIDR, ServiceCIDR), the manager Deployment and the agent DaemonSet "
-        "with their least-privilege RBAC, all by server-side apply (field manager kubectl-fed), "
+        "id, role host, PodCIDR, ServiceCIDR), the host's federation etcd member on the "
+        "gateway node with its certificates, the manager Deployment (two replicas electing "
+        "a leader through that etcd) and the agent DaemonSet with their least-privilege RBAC, all "
+        "by server-side apply (field manager kubectl-fed), "
         "and label the gateway node kubectl-fed.io/gateway=true. Flags are checked before "
         "anything is written; running init again changes nothing.",
     .usage =
@@ -135,6 +180,10 @@ Status validate_init_flags(const InitOptions& options) {
   if (options.image.empty()) {
     return fail(ErrorCode::Invalid,
                 "--image must not be empty; e.g. --image " + std::string(kDefaultImage));
+  }
+  if (options.etcd_image.empty()) {
+    return fail(ErrorCode::Invalid, "--etcd-image must not be empty; e.g. --etcd-image " +
+                                        std::string(kDefaultEtcdImage));
   }
   return ok();
 }
@@ -173,9 +222,13 @@ Status run_init(const GlobalOptions& global, const InitOptions& options, Output&
                                  cidrs.services.cidr.str(), id};
   RenderOptions render;
   render.image = options.image;
+  render.etcd_image = options.etcd_image;
   render.direct_routing = options.direct_routing;
   render.wireguard = options.wireguard;
   FED_ASSIGN_OR_RETURN(auto objects, render_host(identity, render));
+  FED_ASSIGN_OR_RETURN(auto member, etcd_member(id, nodes, gateway, options.gateway_address));
+  FED_ASSIGN_OR_RETURN(auto secrets, find_etcd_secrets(*client, render.namespace_name));
+  FED_TRY(add_federation_etcd(objects, member, secrets, id, render.namespace_name));
   if (options.dry_run == DryRun::Client) {
     print_dry_run(out, objects);
     return ok();
@@ -186,13 +239,16 @@ Status run_init(const GlobalOptions& global, const InitOptions& options, Output&
   FED_ASSIGN_OR_RETURN(auto labelled,
                        label_gateway(*client, nodes, {gateway, options.gateway_address}));
 
-  json result{{"clusterID", id},
-              {"role", "host"},
-              {"podCIDR", identity.pod_cidr},
-              {"serviceCIDR", identity.service_cidr},
-              {"gatewayNode", gateway},
-              {"changed", any_change(applied) || labelled},
-              {"objects", json::array()}};
+  json result{
+      {"clusterID", id},
+      {"role", "host"},
+      {"podCIDR", identity.pod_cidr},
+      {"serviceCIDR", identity.service_cidr},
+      {"gatewayNode", gateway},
+      {"etcdMember",
+       {{"name", member.name}, {"clientURL", client_url(member)}, {"peerURL", peer_url(member)}}},
+      {"changed", any_change(applied) || labelled},
+      {"objects", json::array()}};
   for (const auto& a : applied) {
     result["objects"].push_back(
         {{"object", a.label}, {"result", std::string(to_string(a.outcome))}});
@@ -204,6 +260,8 @@ Status run_init(const GlobalOptions& global, const InitOptions& options, Output&
     os << "cluster " << id << " is the host of federation " << id << " (PodCIDR "
        << identity.pod_cidr << ", ServiceCIDR " << identity.service_cidr << ", gateway " << gateway
        << ")\n";
+    os << "federation etcd member " << member.name << " on " << gateway << ": clients "
+       << client_url(member) << ", peers " << peer_url(member) << "\n";
   });
   return ok();
 }

@@ -15,12 +15,13 @@ struct InitOptions {
   std::string cluster_id;    // --cluster-id; empty = the context name, lower-cased
   std::string pod_cidr;      // --pod-cidr; empty = discovered from the nodes
   std::string service_cidr;  // --service-cidr; empty = the `kubernetes` ServiceCIDR
-  std::string image = std::string(kDefaultImage);  // --image
-  std::string gateway_node;                        // --gateway-node; empty = first Ready node
-  std::string gateway_address;                     // --gateway-address; empty = the node's own
-  bool direct_routing = false;                     // --direct-routing
-  std::string wireguard = "auto";                  // --wireguard
-  DryRun dry_run = DryRun::None;                   // --dry-run
+  std::string image = std::string(kDefaultImage);           // --image
+  std::string etcd_image = std::string(kDefaultEtcdImage);  // --etcd-image
+  std::string gateway_node;        // --gateway-node; empty = first Ready node
+  std::string gateway_address;     // --gateway-address; empty = the node's own
+  bool direct_routing = false;     // --direct-routing
+  std::string wireguard = "auto";  // --wireguard
+  DryRun dry_run = DryRun::None;   // --dry-run
 };
 
 // Checks what can be checked without a cluster: the cluster id and the CIDR flags (each valid,

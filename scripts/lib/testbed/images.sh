@@ -1,10 +1,14 @@
 # shellcheck shell=bash
 # Container images built locally as OCI image-layout tarballs (no registry is ever contacted):
-# a pause image (a tiny static C program) and a busybox image (Debian's busybox-static).
+# a pause image (a tiny static C program), a busybox image (Debian's busybox-static) and etcd's
+# image under its registry.k8s.io name — the testbed's own etcd build in /usr/local/bin, as in
+# the real image — so that `kubectl fed init` runs the host's federation etcd member with its
+# default --etcd-image, as on a real cluster whose nodes pull it.
 
 TB_IMAGES="$FED_CACHE_DIR/images"
 PAUSE_IMAGE=fed.local/pause:1
 BUSYBOX_IMAGE=fed.local/busybox:1
+ETCD_IMAGE=registry.k8s.io/etcd:3.5.21-0
 
 sha256_of() { sha256sum "$1" | cut -d' ' -f1; }
 
@@ -33,7 +37,25 @@ build_oci_image() {
   rm -rf "$work"
 }
 
+# etcd's image, from the testbed's etcd binary (a static Go binary: nothing else to copy).
+ensure_etcd_image() {
+  local tar="$TB_IMAGES/etcd-${ETCD_IMAGE##*:}.tar"
+  [ -f "$tar" ] && return 0
+  [ -x "$TB_BIN/etcd" ] || die "no etcd binary in $TB_BIN (scripts/testbed build)"
+  local version=${ETCD_IMAGE##*:}
+  version=${version%-*}  # 3.5.21-0: etcd 3.5.21, image revision 0
+  "$TB_BIN/etcd" --version | grep -qx "etcd Version: $version" ||
+    die "$TB_BIN/etcd is not etcd $version, the version $ETCD_IMAGE names"
+  local r; r=$(mktemp -d)
+  mkdir -p "$r/usr/local/bin" "$r/var/lib/etcd" "$r/tmp"
+  chmod 1777 "$r/tmp"
+  cp "$TB_BIN/etcd" "$r/usr/local/bin/etcd"
+  build_oci_image "$ETCD_IMAGE" "$r" '["/usr/local/bin/etcd"]' "$tar"
+  rm -rf "$r"
+}
+
 ensure_images() {
+  ensure_etcd_image
   [ -f "$TB_IMAGES/pause.tar" ] && [ -f "$TB_IMAGES/busybox.tar" ] && return 0
   local work; work=$(mktemp -d)
   # pause: holds the pod's namespaces, exits on SIGTERM/SIGINT, reaps orphans.
@@ -76,7 +98,7 @@ C
 import_images() {
   local sock=$1; shift
   local t
-  for t in "$TB_IMAGES/pause.tar" "$TB_IMAGES/busybox.tar" "$@"; do
+  for t in "$TB_IMAGES/pause.tar" "$TB_IMAGES/busybox.tar" "$TB_IMAGES/etcd-${ETCD_IMAGE##*:}.tar" "$@"; do
     ctr -a "$sock" -n k8s.io images import "$t" >/dev/null ||
       die "importing $t into $sock failed"
   done

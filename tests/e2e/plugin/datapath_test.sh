@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The federation in-cluster, end to end (docs/JOIN.md): on a testbed of its own, `init` on c1,
-# `join c2` and `join c3` with --wait — the manager Deployment and the agent DaemonSet run the
+# `join c2` and `join c3` with --wait — the manager Deployment (two replicas electing a leader
+# through the host's federation etcd member, manager_ha_checks.sh) and the agent DaemonSet run the
 # fed-agent image, gateways talk WireGuard (wireguard-go) across the testbed's WAN — then pods
 # of both sides exchange TCP, the receiver checks the source address it sees, and `unjoin`
 # leaves c3's kernel as it was. Run twice: distinct PodCIDRs, then every cluster on
@@ -80,6 +81,8 @@ kill_manager() {
 . "$(dirname "${BASH_SOURCE[0]}")/tenancy_checks.sh"
 # shellcheck source=replication_checks.sh
 . "$(dirname "${BASH_SOURCE[0]}")/replication_checks.sh"
+# shellcheck source=manager_ha_checks.sh
+. "$(dirname "${BASH_SOURCE[0]}")/manager_ha_checks.sh"
 
 # reflection MODE C3_PODS C3_HERE: the pod webhook and pod reflection (docs/OFFLOAD.md). `shop` is
 # offloaded from c1 to c3 only, strategy Remote; a plain Deployment's pod is sent to c3's
@@ -203,7 +206,7 @@ reflection() {
   k c1 -n default run admitted --image "$IMAGE" --restart=Never --command -- /bin/true >/dev/null \
     && pass "$mode: without a manager, pods of other namespaces are admitted" || fail "$mode: a pod of default was refused"
   k c1 -n default delete pod admitted --now >/dev/null
-  k c1 -n kubectl-fed-system scale deployment fed-manager --replicas 1 >/dev/null
+  k c1 -n kubectl-fed-system scale deployment fed-manager --replicas 2 >/dev/null
   k c1 -n kubectl-fed-system rollout status deploy/fed-manager --timeout=90s >/dev/null
   ok_run unoff unoffload namespace shop --context c1 --wait --timeout 90s -o json
   eventually 60 "$mode: unoffload: shop-c1 is gone from c3" bash -c \
@@ -292,6 +295,8 @@ scenario() {
   if [ "$mode" = same ]; then
     direct_routing_checks "$mode"
     vxlan_tunnel_checks "$mode"
+  else
+    manager_ha "$mode"
   fi
 
   # The other direction, worker to worker: a pod on c1/node2 dials a pod on c3/node2 at the

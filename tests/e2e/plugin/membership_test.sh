@@ -87,11 +87,14 @@ for o in docs[0]["items"]:
     print(o["kind"] + "/" + o["metadata"]["name"])
 PY
 # What init may apply: the objects of manifests/kustomization.yaml but the member's federation
-# identity (federation/) and the provider's tenancy (tenancy/), plus the federation ConfigMap.
+# identity (federation/) and the provider's tenancy (tenancy/), plus the federation ConfigMap
+# and the federation etcd's certificates (docs/HA.md).
 python3 - "$REPO/manifests" >"$work/host.kinds" <<'PY'
 import os, sys, yaml
 root = sys.argv[1]
 print("ConfigMap/federation")
+for s in ("fed-etcd-ca", "fed-etcd-member", "fed-manager-etcd-client"):
+    print("Secret/" + s)
 for f in yaml.safe_load(open(os.path.join(root, "kustomization.yaml")))["resources"]:
     if f.startswith(("federation/", "tenancy/")):
         continue
@@ -106,6 +109,7 @@ for o in CustomResourceDefinition/federatedclusters.fed.kubectl-fed.io \
   CustomResourceDefinition/natmappings.fed.kubectl-fed.io Namespace/kubectl-fed-system \
   ServiceAccount/fed-manager ServiceAccount/fed-agent ClusterRoleBinding/kubectl-fed:agent \
   Role/kubectl-fed:agent RoleBinding/kubectl-fed:manager ClusterRole/kubectl-fed:manager ClusterRole/kubectl-fed:agent Deployment/fed-manager \
+  Deployment/fed-etcd Secret/fed-etcd-ca Secret/fed-etcd-member Secret/fed-manager-etcd-client \
   DaemonSet/fed-agent ConfigMap/federation; do
   grep -qx "$o" "$work/dry.kinds" && pass "dry run lists $o" || fail "dry run lacks $o"
 done
@@ -133,6 +137,8 @@ expect_eq "c1's PodCIDR: smallest network of the nodes' /24s" "$(fedcm c1 podCID
 expect_eq "c1's ServiceCIDR from the kubernetes ServiceCIDR" "$(fedcm c1 serviceCIDR)" 10.101.0.0/16
 expect_eq "c1's gateway node" "$(k c1 get nodes -l kubectl-fed.io/gateway=true -o name)" node/node1
 expect_eq "fed-manager's image" "$(jp c1 -n kubectl-fed-system deploy fed-manager '{.spec.template.spec.containers[0].image}')" fed.local/fed-agent:dev
+eventually 120 "the federation etcd member (etcd's image, mTLS) is Ready on c1's gateway node" bash -c \
+  "[ \"\$(kubectl --kubeconfig $("$TESTBED" kubeconfig c1) -n kubectl-fed-system get pods -l app.kubernetes.io/name=fed-etcd -o jsonpath='{.items[0].spec.nodeName} {.items[0].status.containerStatuses[0].ready}')\" = 'node1 true' ]"
 expect_eq "fed-agent is privileged" "$(jp c1 -n kubectl-fed-system ds fed-agent '{.spec.template.spec.containers[0].securityContext.privileged}')" true
 expect_eq "objects applied by the field manager kubectl-fed" \
   "$(jp c1 clusterrole kubectl-fed:agent '{.metadata.managedFields[0].manager}')" kubectl-fed

@@ -145,7 +145,7 @@ TEST_CASE("host and member objects; the image is substituted") {
             "endpointmappings.fed.kubectl-fed.io", "directpeerings.fed.kubectl-fed.io",
             "namespaceoffloadings.fed.kubectl-fed.io", "namespacemaps.fed.kubectl-fed.io",
             "featureconfigs.fed.kubectl-fed.io", "deploymentreplications.fed.kubectl-fed.io"});
-  CHECK(names_of_kind(*host, "Deployment") == std::set<std::string>{"fed-manager"});
+  CHECK(names_of_kind(*host, "Deployment") == std::set<std::string>{"fed-manager", "fed-etcd"});
   CHECK(names_of_kind(*host, "DaemonSet") == std::set<std::string>{"fed-agent"});
   CHECK(names_of_kind(*host, "ServiceAccount") ==
         std::set<std::string>{"fed-agent", "fed-manager"});
@@ -155,12 +155,22 @@ TEST_CASE("host and member objects; the image is substituted") {
             "kubectl-fed:deploymentreplications-edit", "kubectl-fed:deploymentreplications-view"});
   for (const char* kind : {"Deployment", "DaemonSet"}) {
     for (const auto& o : *host) {
-      if (o["kind"] != kind) continue;
+      if (o["kind"] != kind || o["metadata"]["name"] == "fed-etcd") continue;
       for (const auto& c : o["spec"]["template"]["spec"]["containers"]) {
         CHECK(c["image"] == "registry.example/fed-agent:v9");
       }
     }
   }
+  // The federation etcd member runs etcd's image, not ours.
+  CHECK(
+      find(*host, "Deployment", "fed-etcd")["spec"]["template"]["spec"]["containers"][0]["image"] ==
+      std::string(kDefaultEtcdImage));
+  options.etcd_image = "mirror.example/etcd:3.5.21-0";
+  auto mirrored = render_host(kHost, options);
+  REQUIRE(mirrored);
+  CHECK(find(*mirrored, "Deployment",
+             "fed-etcd")["spec"]["template"]["spec"]["containers"][0]["image"] ==
+        "mirror.example/etcd:3.5.21-0");
   const json& cm = find(*host, "ConfigMap", "federation");
   CHECK(cm["metadata"]["namespace"] == "kubectl-fed-system");
   CHECK(cm["data"] == json{{"clusterID", "c1"},

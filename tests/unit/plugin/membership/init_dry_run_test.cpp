@@ -25,12 +25,31 @@ namespace {
 constexpr const char* kNotFound =
     R"({"kind":"Status","apiVersion":"v1","status":"Failure","reason":"NotFound","code":404,"message":"configmaps \"federation\" not found"})";
 
-json node(const std::string& name, const std::string& cidr, bool ready) {
+json node(const std::string& name, const std::string& cidr, bool ready, const std::string& ip) {
   return {
       {"metadata", {{"name", name}}},
       {"spec", {{"podCIDR", cidr}, {"podCIDRs", json::array({cidr})}}},
       {"status",
-       {{"conditions", json::array({{{"type", "Ready"}, {"status", ready ? "True" : "False"}}})}}}};
+       {{"conditions", json::array({{{"type", "Ready"}, {"status", ready ? "True" : "False"}}})},
+        {"addresses", json::array({{{"type", "InternalIP"}, {"address", ip}}})}}}};
+}
+
+const json& arg_list(const json& items, const std::string& deployment) {
+  for (const auto& o : items) {
+    if (o["kind"] == "Deployment" && o["metadata"]["name"] == deployment) {
+      return o["spec"]["template"]["spec"]["containers"][0]["args"];
+    }
+  }
+  FAIL("no Deployment " << deployment);
+  static const json none;
+  return none;
+}
+
+bool has_arg(const json& args, const std::string& arg) {
+  for (const auto& a : args) {
+    if (a == arg) return true;
+  }
+  return false;
 }
 
 class FakeHost {
@@ -48,11 +67,12 @@ class FakeHost {
         "/api/v1/namespaces/kubectl-fed-system/configmaps/federation",
         [](const fed::http::Request&) { return fed::http::Response::json(404, kNotFound); });
     server_->handle("/api/v1/nodes", [](const fed::http::Request&) {
-      const json list{{"kind", "NodeList"},
-                      {"apiVersion", "v1"},
-                      {"metadata", {{"resourceVersion", "1"}}},
-                      {"items", json::array({node("node2", "10.241.1.0/24", true),
-                                             node("node1", "10.241.0.0/24", false)})}};
+      const json list{
+          {"kind", "NodeList"},
+          {"apiVersion", "v1"},
+          {"metadata", {{"resourceVersion", "1"}}},
+          {"items", json::array({node("node2", "10.241.1.0/24", true, "172.30.0.12"),
+                                 node("node1", "10.241.0.0/24", false, "172.30.0.11")})}};
       return fed::http::Response::json(200, list.dump());
     });
     server_->handle(
@@ -103,11 +123,31 @@ TEST_CASE("init --dry-run=client -o yaml prints every object and writes nothing"
   auto expected = render_host(
       id, RenderOptions{"example/fed-agent:1", std::string(fed::fedapi::kNamespace), {}});
   REQUIRE(expected);
-  REQUIRE(items.size() == expected->size());
-  for (std::size_t i = 0; i < items.size(); ++i) {
-    CHECK(items[i]["kind"] == (*expected)[i]["kind"]);
-    CHECK(items[i]["metadata"]["name"] == (*expected)[i]["metadata"]["name"]);
+  // The manifests' objects, and the federation etcd's Secrets after the Namespace.
+  std::vector<json> manifests;
+  std::vector<std::string> secrets;
+  for (const auto& item : items) {
+    if (item["kind"] != "Secret") {
+      manifests.push_back(item);
+      continue;
+    }
+    secrets.push_back(item["metadata"]["name"]);
+    // Keys are never printed.
+    for (const auto& [key, value] : item["data"].items()) CHECK(value == "<redacted>");
   }
+  CHECK(secrets ==
+        std::vector<std::string>{"fed-etcd-ca", "fed-etcd-member", "fed-manager-etcd-client"});
+  REQUIRE(manifests.size() == expected->size());
+  for (std::size_t i = 0; i < manifests.size(); ++i) {
+    CHECK(manifests[i]["kind"] == (*expected)[i]["kind"]);
+    CHECK(manifests[i]["metadata"]["name"] == (*expected)[i]["metadata"]["name"]);
+  }
+  // The member runs on the gateway (node2, the first Ready node): its InternalIP serves the
+  // managers, and with no ExternalIP also the peers.
+  CHECK(has_arg(arg_list(items, "fed-etcd"), "--initial-cluster=c1=https://172.30.0.12:2480"));
+  CHECK(has_arg(arg_list(items, "fed-etcd"), "--name=c1"));
+  CHECK(has_arg(arg_list(items, "fed-manager"),
+                "--leader-elect-etcd-endpoints=https://172.30.0.12:2479"));
   const json& cm = items.back();
   CHECK(cm["kind"] == "ConfigMap");
   CHECK(cm["data"]["podCIDR"] == "10.241.0.0/23");

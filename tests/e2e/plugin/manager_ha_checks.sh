@@ -1,0 +1,74 @@
+# The manager's high availability inside one host (docs/HA.md), sourced by datapath_test.sh:
+# `init` runs the host's federation etcd member on the gateway node and two manager replicas
+# that elect their leader through it. Exactly one leads: it holds the leader label (which the
+# webhook Service selects) and the fed-leader ConfigMap names it. Its process SIGKILLed, the
+# standby takes over — the ConfigMap names it with the next epoch, the label and the webhook's
+# endpoint move — and the killed replica comes back as a Ready standby without the label.
+
+# leader_pods: the names of the manager pods labelled leader.
+leader_pods() {
+  k c1 -n kubectl-fed-system get pods -l app.kubernetes.io/name=fed-manager,kubectl-fed.io/manager-leader=true \
+    -o jsonpath='{.items[*].metadata.name}'
+}
+
+# leader_data KEY: a field of the fed-leader ConfigMap.
+leader_data() {
+  k c1 -n kubectl-fed-system get cm fed-leader -o jsonpath="{.data.$1}"
+}
+
+# one_leader_published POD: POD alone is labelled, fed-leader names it, the webhook reaches it.
+one_leader_published() {
+  local pod=$1 ip
+  [ "$(leader_pods)" = "$pod" ] || return 1
+  case "$(leader_data holder)" in "${pod}_"*) ;; *) return 1 ;; esac
+  ip=$(k c1 -n kubectl-fed-system get pod "$pod" -o jsonpath='{.status.podIP}')
+  [ "$(k c1 -n kubectl-fed-system get endpointslices -l kubernetes.io/service-name=fed-manager-webhook \
+    -o jsonpath='{.items[*].endpoints[?(@.conditions.ready==true)].addresses[*]}')" = "$ip" ]
+}
+
+# manager_pid POD: the pid of the manager process of POD on this machine (the testbed's nodes
+# are network namespaces of it), found by the pod name in its environment.
+manager_pid() {
+  local pod=$1 p
+  for p in $(pgrep -f 'fed-agent manager'); do
+    tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx "POD_NAME=$pod" && { echo "$p"; return 0; }
+  done
+  return 1
+}
+
+manager_ha() {
+  local mode=$1
+  eventually 120 "$mode: the federation etcd member runs on c1's gateway node" bash -c \
+    "[ \"\$(kubectl --kubeconfig $("$TESTBED" kubeconfig c1) -n kubectl-fed-system get pods -l app.kubernetes.io/name=fed-etcd -o jsonpath='{.items[0].spec.nodeName} {.items[0].status.containerStatuses[0].ready}')\" = 'node1 true' ]"
+  k c1 -n kubectl-fed-system rollout status deploy/fed-manager --timeout=120s >/dev/null
+  expect_eq "$mode: both manager replicas are Ready (the standby too)" \
+    "$(k c1 -n kubectl-fed-system get deploy fed-manager -o jsonpath='{.status.readyReplicas}/{.spec.replicas}')" 2/2
+  eventually 30 "$mode: exactly one manager replica is labelled leader" bash -c \
+    "[ \"\$(kubectl --kubeconfig $("$TESTBED" kubeconfig c1) -n kubectl-fed-system get pods -l app.kubernetes.io/name=fed-manager,kubectl-fed.io/manager-leader=true -o name | wc -l)\" = 1 ]"
+  local leader standby epoch pid
+  leader=$(leader_pods)
+  standby=$(k c1 -n kubectl-fed-system get pods -l app.kubernetes.io/name=fed-manager -o jsonpath='{.items[*].metadata.name}' | tr ' ' '\n' | grep -vx "$leader")
+  eventually 30 "$mode: fed-leader names $leader (host $(leader_data host)) and the webhook Service reaches it alone" \
+    one_leader_published "$leader"
+  expect_eq "$mode: fed-leader's host is c1" "$(leader_data host)" c1
+  epoch=$(leader_data epoch)
+
+  # The active manager's process alone, SIGKILLed: no resignation, the standby waits out the
+  # lease (700 ms) and takes over.
+  pid=$(manager_pid "$leader") || fail "$mode: no process of $leader on this machine"
+  kill -9 "$pid"
+  eventually 30 "$mode: the standby $standby took over after the leader's SIGKILL" one_leader_published "$standby"
+  expect_eq "$mode: fed-leader's epoch moved on" "$(leader_data epoch)" $((epoch + 1))
+  local failover
+  failover=$(leader_data failoverSeconds)
+  pass "$mode: the new leader measured $failover s from the last renewal it saw to its takeover"
+  k c1 -n kubectl-fed-system get events --field-selector involvedObject.name=fed-leader,reason=LeaderElected \
+    -o jsonpath='{.items[*].message}' | grep -q "$standby" \
+    && pass "$mode: an Event LeaderElected on fed-leader names $standby" \
+    || fail "$mode: no LeaderElected Event for $standby: $(k c1 -n kubectl-fed-system get events --field-selector involvedObject.name=fed-leader -o jsonpath='{.items[*].message}')"
+  # The killed replica's container restarts as a standby: Ready again, not labelled.
+  k c1 -n kubectl-fed-system rollout status deploy/fed-manager --timeout=120s >/dev/null
+  eventually 60 "$mode: $leader restarted as a Ready standby without the leader label" bash -c \
+    "[ \"\$(kubectl --kubeconfig $("$TESTBED" kubeconfig c1) -n kubectl-fed-system get pod $leader -o jsonpath='{.status.containerStatuses[0].ready}/{.metadata.labels.kubectl-fed\.io/manager-leader}')\" = true/ ]"
+  expect_eq "$mode: still exactly one leader" "$(leader_pods)" "$standby"
+}
