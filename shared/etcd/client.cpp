@@ -215,6 +215,26 @@ Result<std::vector<MemberInfo>> EtcdClient::member_list() {
   return codec::decode_member_list(body);
 }
 
+Result<MemberAddResponse> EtcdClient::member_add(const std::vector<std::string>& peer_urls,
+                                                 bool is_learner) {
+  FED_ASSIGN_OR_RETURN(const std::string body, call("/v3/cluster/member/add",
+                                                    codec::encode_member_add(peer_urls, is_learner),
+                                                    Retry::OnlyUnsent, "member add"));
+  return codec::decode_member_add(body);
+}
+
+Status EtcdClient::member_promote(std::uint64_t id) {
+  FED_TRY(call("/v3/cluster/member/promote", codec::encode_member_id(id), Retry::OnlyUnsent,
+               "member promote"));
+  return ok();
+}
+
+Status EtcdClient::member_remove(std::uint64_t id) {
+  FED_TRY(call("/v3/cluster/member/remove", codec::encode_member_id(id), Retry::OnlyUnsent,
+               "member remove"));
+  return ok();
+}
+
 ClusterView EtcdClient::view() const {
   std::lock_guard lock(state_->mu);
   ClusterView v;

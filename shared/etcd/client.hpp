@@ -93,6 +93,11 @@ class EtcdClient final {
   Status move_leader(std::uint64_t target_member_id);
   // Cluster.MemberList from any member: ids, names, client URLs.
   Result<std::vector<MemberInfo>> member_list();
+  // Cluster membership changes, sent to the leader (etcd forwards them anyway). A learner
+  // replicates without voting until promoted, so adding one never costs the quorum.
+  Result<MemberAddResponse> member_add(const std::vector<std::string>& peer_urls, bool is_learner);
+  Status member_promote(std::uint64_t id);
+  Status member_remove(std::uint64_t id);
 
   // Election (v3election): campaign blocks until this value leads `name` or `stop`.
   Result<LeaderKey> campaign(std::string_view name, std::int64_t lease, std::string_view value,

@@ -40,6 +40,14 @@ std::string encode_move_leader(std::uint64_t target_member_id) {
   return json{{"targetID", unum(target_member_id)}}.dump();
 }
 
+std::string encode_member_add(const std::vector<std::string>& peer_urls, bool is_learner) {
+  return json{{"peerURLs", peer_urls}, {"isLearner", is_learner}}.dump();
+}
+
+std::string encode_member_id(std::uint64_t id) {
+  return json{{"ID", unum(id)}}.dump();
+}
+
 std::string encode_campaign(std::string_view name, std::int64_t lease, std::string_view value) {
   return json{{"name", base64_encode(name)}, {"lease", num(lease)}, {"value", base64_encode(value)}}
       .dump();
@@ -99,27 +107,59 @@ Result<StatusResponse> decode_status(std::string_view body) {
   return r;
 }
 
-Result<std::vector<MemberInfo>> decode_member_list(std::string_view body) {
-  FED_ASSIGN_OR_RETURN(auto j, parse_object(body, "member list"));
+namespace {
+
+std::vector<std::string> strings_field(const json& m, const char* key) {
+  std::vector<std::string> out;
+  if (const auto u = m.find(key); u != m.end() && u->is_array()) {
+    for (const auto& url : *u) {
+      if (url.is_string()) out.push_back(url.get<std::string>());
+    }
+  }
+  return out;
+}
+
+Result<MemberInfo> member_of(const json& m, std::string_view what) {
+  if (!m.is_object())
+    return fail(ErrorCode::Invalid, std::string(what) + ": a member is not an object");
+  MemberInfo info;
+  FED_ASSIGN_OR_RETURN(info.id, uint_field(m, "ID"));
+  if (const auto n = m.find("name"); n != m.end() && n->is_string())
+    info.name = n->get<std::string>();
+  info.client_urls = strings_field(m, "clientURLs");
+  info.peer_urls = strings_field(m, "peerURLs");
+  info.is_learner = bool_field(m, "isLearner");
+  return info;
+}
+
+Result<std::vector<MemberInfo>> members_of(const json& j, std::string_view what) {
   std::vector<MemberInfo> out;
   const auto it = j.find("members");
   if (it == j.end() || it->is_null()) return out;
-  if (!it->is_array()) return fail(ErrorCode::Invalid, "member list: members is not a list");
+  if (!it->is_array())
+    return fail(ErrorCode::Invalid, std::string(what) + ": members is not a list");
   for (const auto& m : *it) {
-    if (!m.is_object()) return fail(ErrorCode::Invalid, "member list: a member is not an object");
-    MemberInfo info;
-    FED_ASSIGN_OR_RETURN(info.id, uint_field(m, "ID"));
-    if (const auto n = m.find("name"); n != m.end() && n->is_string())
-      info.name = n->get<std::string>();
-    if (const auto u = m.find("clientURLs"); u != m.end() && u->is_array()) {
-      for (const auto& url : *u) {
-        if (url.is_string()) info.client_urls.push_back(url.get<std::string>());
-      }
-    }
-    info.is_learner = bool_field(m, "isLearner");
+    FED_ASSIGN_OR_RETURN(auto info, member_of(m, what));
     out.push_back(std::move(info));
   }
   return out;
+}
+
+}  // namespace
+
+Result<std::vector<MemberInfo>> decode_member_list(std::string_view body) {
+  FED_ASSIGN_OR_RETURN(auto j, parse_object(body, "member list"));
+  return members_of(j, "member list");
+}
+
+Result<MemberAddResponse> decode_member_add(std::string_view body) {
+  FED_ASSIGN_OR_RETURN(auto j, parse_object(body, "member add"));
+  const auto it = j.find("member");
+  if (it == j.end()) return fail(ErrorCode::Invalid, "member add: the response has no member");
+  MemberAddResponse r;
+  FED_ASSIGN_OR_RETURN(r.member, member_of(*it, "member add"));
+  FED_ASSIGN_OR_RETURN(r.members, members_of(j, "member add"));
+  return r;
 }
 
 Result<LeaderKey> decode_campaign(std::string_view body) {

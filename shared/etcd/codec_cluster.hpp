@@ -20,11 +20,14 @@ std::string encode_campaign(std::string_view name, std::int64_t lease, std::stri
 std::string encode_election_name(std::string_view name);  // observe, leader
 std::string encode_leader_key(const LeaderKey& key);      // resign
 std::string encode_proclaim(const LeaderKey& key, std::string_view value);
+std::string encode_member_add(const std::vector<std::string>& peer_urls, bool is_learner);
+std::string encode_member_id(std::uint64_t id);  // promote, remove
 
 Result<LeaseGrantResponse> decode_lease_grant(std::string_view body);
 Result<LeaseKeepAliveResponse> decode_keepalive(std::string_view body);
 Result<StatusResponse> decode_status(std::string_view body);
 Result<std::vector<MemberInfo>> decode_member_list(std::string_view body);
+Result<MemberAddResponse> decode_member_add(std::string_view body);
 Result<LeaderKey> decode_campaign(std::string_view body);
 // /v3/election/leader and each message of /v3/election/observe: the current leader's kv.
 Result<KeyValue> decode_election_leader(std::string_view body);

@@ -165,7 +165,14 @@ struct MemberInfo {
   std::uint64_t id = 0;
   std::string name;  // etcd --name; empty for a member added but not started yet
   std::vector<std::string> client_urls;
+  std::vector<std::string> peer_urls;
   bool is_learner = false;
+};
+
+// What MemberAdd answers: the member added and the membership after it.
+struct MemberAddResponse {
+  MemberInfo member;
+  std::vector<MemberInfo> members;
 };
 
 // The key an election campaign holds; what resign and proclaim need.

@@ -178,4 +178,23 @@ TEST_CASE("member list: ids as decimal strings, names, client URLs, learners") {
   CHECK((*list)[1].is_learner);
   CHECK(codec::decode_member_list(R"({"header":{}})").value().empty());
   CHECK_FALSE(codec::decode_member_list(R"({"members":{}})"));
+  CHECK((*list)[1].peer_urls == std::vector<std::string>{"https://10.0.0.4:2380"});
+}
+
+TEST_CASE("member add, promote and remove: the gateway's shapes") {
+  CHECK(json::parse(codec::encode_member_add({"https://172.31.0.2:2480"}, true)) ==
+        json{{"peerURLs", {"https://172.31.0.2:2480"}}, {"isLearner", true}});
+  // A uint64 id travels as a decimal string, as the gateway writes it.
+  CHECK(json::parse(codec::encode_member_id(10276657743932975437ull)) ==
+        json{{"ID", "10276657743932975437"}});
+  const auto added = codec::decode_member_add(
+      R"({"header":{},"member":{"ID":"42","peerURLs":["https://172.31.0.2:2480"],"isLearner":true},)"
+      R"("members":[{"ID":"7","name":"c1","peerURLs":["https://172.31.0.1:2480"]},)"
+      R"({"ID":"42","peerURLs":["https://172.31.0.2:2480"],"isLearner":true}]})");
+  REQUIRE(added);
+  CHECK(added->member.id == 42);
+  CHECK(added->member.is_learner);
+  REQUIRE(added->members.size() == 2);
+  CHECK(added->members[0].name == "c1");
+  CHECK_FALSE(codec::decode_member_add(R"({"header":{}})"));
 }
