@@ -20,6 +20,7 @@
 
 #include "shared/etcd/client.hpp"
 #include "tests/netns/agent/etcdproxy/etcd_harness.hpp"
+#include "tests/netns/agent/manager/ha/election_client.hpp"
 
 namespace fed::ha {
 namespace {
@@ -28,17 +29,6 @@ using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
 
 constexpr const char* kKey = "/kubectl-fed/test/leader";
-
-std::unique_ptr<etcd::EtcdClient> client_for(const etcdtest::Cluster& cluster) {
-  etcd::ClientOptions o;
-  o.endpoints.assign(std::begin(etcdtest::kMemberUrls), std::end(etcdtest::kMemberUrls));
-  o.tls = cluster.client_tls();
-  o.poll_period = 100ms;
-  o.status_timeout = 200ms;
-  o.request_timeout = 300ms;  // below the renew deadline
-  o.dial_timeout = 200ms;
-  return std::move(etcd::EtcdClient::create(o).value());
-}
 
 // One manager process as the election sees it: its own etcd client, elector and thread.
 struct Candidate {
@@ -120,7 +110,8 @@ TEST_CASE("one leader at a time; a crashed leader is replaced after its lease; f
   OverlapWatch overlap(all);
   REQUIRE(eventually([&] { return leader_of(all) != nullptr; }, 10s));
   Candidate* first = leader_of(all);
-  CHECK(first->started == 1);
+  // started_leading runs on a thread of its own, a moment after leading() turns true.
+  CHECK(eventually([&] { return first->started == 1; }, 2s));
   // The federation's first leader saw no leader before it: no failover to tell.
   CHECK_FALSE(first->elector->takeover_wait());
   // Every candidate learns who leads.
