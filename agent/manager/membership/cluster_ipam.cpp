@@ -19,16 +19,25 @@ const kube::ResourceRef& state_ref() {
 }  // namespace
 
 Result<std::unique_ptr<ClusterIpam>> ClusterIpam::open(std::shared_ptr<kube::DynamicClient> client,
-                                                       const ClusterInfo& info) {
+                                                       const ClusterInfo& info, bool persist) {
   std::unique_ptr<ClusterIpam> self(new ClusterIpam(std::move(client), info));
-  std::uint64_t installed = 0;
-  {
+  if (persist) {
+    FED_TRY(self->resume());
+  } else {
     std::lock_guard lock(self->mu_);
     FED_TRY(self->load());
-    installed = self->ticket();
   }
-  FED_TRY(self->save(installed));
   return self;
+}
+
+Status ClusterIpam::resume() {
+  std::uint64_t installed = 0;
+  {
+    std::lock_guard lock(mu_);
+    FED_TRY(load());
+    installed = ticket();
+  }
+  return save(installed);
 }
 
 Status ClusterIpam::load() {

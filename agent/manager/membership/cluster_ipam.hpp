@@ -25,10 +25,16 @@ namespace fed::federation {
 class ClusterIpam final {
  public:
   // Restores the persisted state (if any), installs `info`'s PodCIDR and ServiceCIDR (the
-  // ExternalCIDR is chosen on the first install) and saves. Invalid when the persisted state
-  // contradicts `info` (another PodCIDR) or is corrupt.
+  // ExternalCIDR is chosen on the first install) and, with `persist`, saves. Invalid when the
+  // persisted state contradicts `info` (another PodCIDR) or is corrupt. A standby manager opens
+  // without persisting (it writes nothing) and resume()s once it leads.
   static Result<std::unique_ptr<ClusterIpam>> open(std::shared_ptr<kube::DynamicClient> client,
-                                                   const ClusterInfo& info);
+                                                   const ClusterInfo& info, bool persist = true);
+
+  // Reloads the persisted state, installs again and saves: what a manager that starts leading
+  // does before its controllers run, so that it allocates from what the previous leader
+  // stored, not from what it read when it started.
+  Status resume();
 
   // Every controller that uses ipam() holds mutex() meanwhile: the host's IPAM is shared by
   // the membership and endpoint-mapping controllers.
