@@ -7,6 +7,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "agent/manager/hosts/host_reconciler.hpp"
 #include "agent/manager/membership/membership_controllers.hpp"
 #include "agent/roles/api_config.hpp"
 #include "shared/fedapi/cluster_info.hpp"
@@ -41,7 +42,9 @@ Status ManagerRunner::start(const agent::RoleContext& ctx) {
     return fail(ErrorCode::Invalid, "cluster " + info.cluster_id +
                                         " is a member, not a host: run the manager on the host");
   }
-  FED_ASSIGN_OR_RETURN(host_ipam_, ClusterIpam::open(host, info));
+  // A standby writes nothing: it persists the IPAM only once it leads (the first component).
+  const bool elected = !options_.election.etcd_endpoints.empty();
+  FED_ASSIGN_OR_RETURN(host_ipam_, ClusterIpam::open(host, info, !elected));
   spdlog::info("manager for federation {}: PodCIDR {}, ExternalCIDR {}", info.cluster_id,
                host_ipam_->local().pod_cidr.str(), host_ipam_->local().external_cidr.str());
   events_ = std::make_unique<kube::EventRecorder>(host, kube::EventSource{"fed-agent-manager", ""});
@@ -49,6 +52,8 @@ Status ManagerRunner::start(const agent::RoleContext& ctx) {
   leader_metrics_ = std::make_unique<ha::LeaderMetrics>(ctx.metrics);
 
   manager_ = std::make_unique<kube::ControllerManager>(host);
+  // A new leader allocates from what the previous one stored, not from what it read at start.
+  manager_->add_runnable("host IPAM", [ipam = host_ipam_.get()] { return ipam->resume(); });
   const Membership membership =
       add_membership_controllers(*manager_, HostCluster{host, info, host_ipam_.get()});
   ClusterIpam* ipam = host_ipam_.get();
@@ -77,6 +82,12 @@ Status ManagerRunner::start(const agent::RoleContext& ctx) {
     announcer_ =
         std::jthread([this, announcement] { announce(announcement, announcing_.get_token()); });
   } else {
+    // The federation's host clusters are members of the etcd the managers elect through.
+    etcd::ClientOptions etcd_options;
+    etcd_options.endpoints = options_.election.etcd_endpoints;
+    etcd_options.tls = options_.election.etcd_tls;
+    FED_ASSIGN_OR_RETURN(hosts_etcd_, etcd::EtcdClient::create(std::move(etcd_options)));
+    hosts::add_host_controller(*manager_, *hosts_etcd_);
     manager_->start_caches();
     FED_TRY(start_election(identity));
   }

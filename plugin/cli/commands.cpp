@@ -3,6 +3,7 @@
 #include "plugin/cli/completion.hpp"
 #include "plugin/cli/version.hpp"
 #include "plugin/etcd/etcd.hpp"
+#include "plugin/host/host.hpp"
 #include "plugin/membership/init.hpp"
 #include "plugin/membership/join.hpp"
 #include "plugin/membership/peer.hpp"
@@ -17,10 +18,10 @@ namespace fed::plugin {
 const std::vector<const Command*>& commands() {
   // Explicit wiring, sorted by name. One line per verb.
   static const std::vector<const Command*> kCommands = {
-      &kCompletionCommand, &kEtcdCommand,   &kInitCommand,        &kJoinCommand,
-      &kOffloadCommand,    &kPeerCommand,   &kReconfigureCommand, &kReplicateCommand,
-      &kStatusCommand,     &kUnjoinCommand, &kUnoffloadCommand,   &kUnreplicateCommand,
-      &kVersionCommand,
+      &kCompletionCommand,  &kEtcdCommand,    &kHostCommand,   &kInitCommand,
+      &kJoinCommand,        &kOffloadCommand, &kPeerCommand,   &kReconfigureCommand,
+      &kReplicateCommand,   &kStatusCommand,  &kUnjoinCommand, &kUnoffloadCommand,
+      &kUnreplicateCommand, &kVersionCommand,
   };
   return kCommands;
 }

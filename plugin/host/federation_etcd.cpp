@@ -109,13 +109,23 @@ Result<std::vector<json>> federation_etcd_secrets(const EtcdMember& member,
 }
 
 void set_etcd_member_args(json& deployment, const EtcdMember& member,
-                          const std::string& federation_id) {
+                          const EtcdBootstrap& bootstrap) {
   json& args = container_args(deployment);
+  const bool founding = bootstrap.initial_cluster.empty();
   args.push_back("--name=" + member.name);
   args.push_back("--initial-advertise-peer-urls=" + peer_url(member));
-  args.push_back("--initial-cluster=" + member.name + "=" + peer_url(member));
-  args.push_back("--initial-cluster-state=new");
-  args.push_back("--initial-cluster-token=kubectl-fed-" + federation_id);
+  args.push_back("--initial-cluster=" +
+                 (founding ? member.name + "=" + peer_url(member) : bootstrap.initial_cluster));
+  args.push_back(std::string("--initial-cluster-state=") + (founding ? "new" : "existing"));
+  args.push_back("--initial-cluster-token=kubectl-fed-" + bootstrap.federation_id);
+}
+
+json federation_host(const EtcdMember& member) {
+  return json{{"apiVersion", "fed.kubectl-fed.io/v1alpha1"},
+              {"kind", "FederationHost"},
+              {"metadata",
+               {{"name", member.name}, {"labels", {{"app.kubernetes.io/part-of", "kubectl-fed"}}}}},
+              {"spec", {{"etcdPeerURL", peer_url(member)}}}};
 }
 
 void set_manager_etcd_endpoint(json& deployment, const EtcdMember& member) {
@@ -123,14 +133,14 @@ void set_manager_etcd_endpoint(json& deployment, const EtcdMember& member) {
 }
 
 Status add_federation_etcd(std::vector<json>& objects, const EtcdMember& member,
-                           const EtcdSecretsFound& found, const std::string& federation_id,
+                           const EtcdSecretsFound& found, const EtcdBootstrap& bootstrap,
                            const std::string& ns) {
   bool etcd = false, manager = false;
   for (auto& o : objects) {
     if (o.value("kind", "") != "Deployment") continue;
     const std::string name = o["metadata"].value("name", "");
     if (name == "fed-etcd") {
-      set_etcd_member_args(o, member, federation_id);
+      set_etcd_member_args(o, member, bootstrap);
       etcd = true;
     } else if (name == "fed-manager") {
       set_manager_etcd_endpoint(o, member);

@@ -45,11 +45,17 @@ Result<std::vector<nlohmann::json>> federation_etcd_secrets(
     const EtcdMember& member, const EtcdSecretsFound& found, const std::string& ns,
     std::chrono::system_clock::time_point now = std::chrono::system_clock::now());
 
+// How the member starts: the first host's founds a cluster of itself; another host's joins the
+// cluster its FederationHost's status names (--initial-cluster-state existing).
+struct EtcdBootstrap {
+  std::string federation_id;    // the cluster token's suffix
+  std::string initial_cluster;  // empty: the member alone (a new cluster)
+};
+
 // Appends the member's own flags to the fed-etcd Deployment: its name, the peer URL it
-// advertises, the initial cluster (itself: the first host) and the cluster token (the
-// federation id).
+// advertises, the initial cluster and its state, and the cluster token.
 void set_etcd_member_args(nlohmann::json& deployment, const EtcdMember& member,
-                          const std::string& federation_id);
+                          const EtcdBootstrap& bootstrap);
 
 // Appends --leader-elect-etcd-endpoints (the member's client URL) to the fed-manager
 // Deployment's container.
@@ -58,8 +64,11 @@ void set_manager_etcd_endpoint(nlohmann::json& deployment, const EtcdMember& mem
 // Completes init's objects for `member`: the etcd and manager Deployments' flags, and the
 // Secrets inserted after the Namespace (before any pod needs them).
 Status add_federation_etcd(std::vector<nlohmann::json>& objects, const EtcdMember& member,
-                           const EtcdSecretsFound& found, const std::string& federation_id,
+                           const EtcdSecretsFound& found, const EtcdBootstrap& bootstrap,
                            const std::string& ns);
+
+// The FederationHost that registers `member` with the federation (on the leader's host).
+nlohmann::json federation_host(const EtcdMember& member);
 
 // `object` with every Secret value replaced by "<redacted>": what a dry run prints.
 nlohmann::json redact_secret_data(nlohmann::json object);

@@ -7,9 +7,8 @@
 
 #include "plugin/connect/cluster_facts.hpp"
 #include "plugin/connect/rest_config.hpp"
-#include "plugin/host/federation_etcd.hpp"
+#include "plugin/host/host_install.hpp"
 #include "plugin/manifests/apply.hpp"
-#include "shared/fedapi/node_address.hpp"
 #include "shared/util/strings.hpp"
 
 namespace fed::plugin {
@@ -95,41 +94,6 @@ void print_dry_run(Output& out, const std::vector<json>& objects) {
   out.print(object_list(shown), [&](std::ostream& os) {
     for (const auto& o : shown) os << object_label(o) << " (dry run)\n";
   });
-}
-
-// The host's etcd member on the gateway node: its InternalIP for the managers, its gateway
-// address (the flag, else the node's) for the other hosts.
-Result<EtcdMember> etcd_member(const std::string& id, const json& nodes, const std::string& gateway,
-                               const std::string& gateway_flag) {
-  for (const auto& node : nodes.value("items", json::array())) {
-    if (node["metadata"].value("name", "") != gateway) continue;
-    auto internal = fedapi::node_ipv4(node, "InternalIP");
-    if (!internal) {
-      return fail(ErrorCode::Invalid, "gateway node " + gateway +
-                                          " has no IPv4 InternalIP for the federation etcd "
-                                          "member; choose another with --gateway-node");
-    }
-    std::string peer = gateway_flag;
-    if (peer.empty()) {
-      FED_ASSIGN_OR_RETURN(peer, fedapi::gateway_address(node));
-    }
-    return EtcdMember{id, *internal, peer};
-  }
-  return fail(ErrorCode::NotFound, "gateway node " + gateway + " not found");
-}
-
-// The federation etcd Secrets the cluster already holds (a second init keeps them).
-Result<EtcdSecretsFound> find_etcd_secrets(kube::DynamicClient& client, const std::string& ns) {
-  auto find = [&](std::string_view name) {
-    return get_live(client, json{{"apiVersion", "v1"},
-                                 {"kind", "Secret"},
-                                 {"metadata", {{"name", std::string(name)}, {"namespace", ns}}}});
-  };
-  EtcdSecretsFound found;
-  FED_ASSIGN_OR_RETURN(found.ca, find(kEtcdCaSecret));
-  FED_ASSIGN_OR_RETURN(found.member, find(kEtcdMemberSecret));
-  FED_ASSIGN_OR_RETURN(found.manager_client, find(kManagerEtcdClientSecret));
-  return found;
 }
 
 }  // namespace
@@ -225,11 +189,11 @@ Status run_init(const GlobalOptions& global, const InitOptions& options, Output&
   render.etcd_image = options.etcd_image;
   render.direct_routing = options.direct_routing;
   render.wireguard = options.wireguard;
-  FED_ASSIGN_OR_RETURN(auto objects, render_host(identity, render));
-  FED_ASSIGN_OR_RETURN(auto member, etcd_member(id, nodes, gateway, options.gateway_address));
-  FED_ASSIGN_OR_RETURN(auto secrets, find_etcd_secrets(*client, render.namespace_name));
-  FED_TRY(add_federation_etcd(objects, member, secrets, id, render.namespace_name));
+  FED_ASSIGN_OR_RETURN(auto member, etcd_member_on(id, nodes, gateway, options.gateway_address));
+  FED_ASSIGN_OR_RETURN(auto objects, host_objects(*client, identity, render, member,
+                                                  EtcdBootstrap{id, ""}, std::nullopt));
   if (options.dry_run == DryRun::Client) {
+    objects.push_back(federation_host(member));
     print_dry_run(out, objects);
     return ok();
   }
@@ -238,6 +202,7 @@ Status run_init(const GlobalOptions& global, const InitOptions& options, Output&
   FED_ASSIGN_OR_RETURN(auto applied, apply_objects(*client, objects, "cluster " + id));
   FED_ASSIGN_OR_RETURN(auto labelled,
                        label_gateway(*client, nodes, {gateway, options.gateway_address}));
+  FED_ASSIGN_OR_RETURN(auto registered, register_host(*client, member, out));
 
   json result{
       {"clusterID", id},
@@ -247,7 +212,7 @@ Status run_init(const GlobalOptions& global, const InitOptions& options, Output&
       {"gatewayNode", gateway},
       {"etcdMember",
        {{"name", member.name}, {"clientURL", client_url(member)}, {"peerURL", peer_url(member)}}},
-      {"changed", any_change(applied) || labelled},
+      {"changed", any_change(applied) || labelled || registered},
       {"objects", json::array()}};
   for (const auto& a : applied) {
     result["objects"].push_back(
@@ -255,6 +220,7 @@ Status run_init(const GlobalOptions& global, const InitOptions& options, Output&
   }
   out.print(result, [&](std::ostream& os) {
     for (const auto& a : applied) os << a.label << " " << to_string(a.outcome) << "\n";
+    os << "federationhost/" << member.name << (registered ? " configured" : " unchanged") << "\n";
     os << "node/" << gateway << (labelled ? " labelled " : " already labelled ") << kGatewayLabel
        << "=true\n";
     os << "cluster " << id << " is the host of federation " << id << " (PodCIDR "

@@ -5,10 +5,12 @@
 #include <ostream>
 
 #include "plugin/connect/rest_config.hpp"
+#include "plugin/host/host_status.hpp"
 #include "plugin/manifests/render.hpp"
 #include "shared/fedapi/condition.hpp"
 #include "shared/fedapi/group.hpp"
 #include "shared/fedapi/json_fields.hpp"
+#include "shared/fedapi/names.hpp"
 #include "shared/fedapi/offloading.hpp"
 #include "shared/kube/dynamic_client.hpp"
 
@@ -48,6 +50,27 @@ std::string first_problem(const json& conditions) {
 
 std::string or_dash(const std::string& s) {
   return s.empty() ? "-" : s;
+}
+
+// What the HOSTS table needs from this host; what cannot be read shows as unknown.
+HostObservation observe_host(kube::DynamicClient& client, const std::string& host_id) {
+  HostObservation o;
+  o.host_id = host_id;
+  const std::string ns(fedapi::kNamespace);
+  if (auto cm = client.get(kube::ResourceRef{
+          {"", "v1", "configmaps"}, ns, std::string(fedapi::kLeaderConfigMap), ""})) {
+    o.leader = std::move(*cm);
+  }
+  auto pods = [&](const char* name) -> std::optional<json> {
+    kube::ListOptions options;
+    options.label_selector = std::string("app.kubernetes.io/name=") + name;
+    auto list = client.list_all(kube::ResourceRef{{"", "v1", "pods"}, ns, "", ""}, options);
+    if (!list) return std::nullopt;
+    return std::move(*list);
+  };
+  o.etcd_pods = pods("fed-etcd");
+  o.manager_pods = pods("fed-manager");
+  return o;
 }
 
 }  // namespace
@@ -196,7 +219,12 @@ Status run_status(const GlobalOptions& global, const StatusOptions&, Output& out
     auto o = client->list_all(fedapi::ref_in(fedapi::kNamespaceOffloading, "", ""));
     if (o) offloadings = std::move(*o);
   }
-  const json doc = status_document(data, clusters, peerings, offloadings);
+  json doc = status_document(data, clusters, peerings, offloadings);
+  if (data.value("role", "") == "host") {
+    const json hosts = hosts_document(observe_host(*client, data.value("clusterID", "")));
+    doc["leader"] = hosts["leader"];
+    doc["hosts"] = hosts["hosts"];
+  }
   out.print(doc, [&](std::ostream& os) {
     const json& f = doc["federation"];
     if (data.value("role", "") != "host") {
@@ -207,6 +235,7 @@ Status run_status(const GlobalOptions& global, const StatusOptions&, Output& out
     os << "Federation " << f.value("clusterID", "") << " (host): PodCIDR " << f.value("podCIDR", "")
        << ", ServiceCIDR " << f.value("serviceCIDR", "") << ", " << doc["members"].size()
        << " member(s)\n";
+    os << leader_line(doc) << "\n\n" << render_table(hosts_table(doc));
     if (!doc["members"].empty()) os << "\n" << render_table(status_table(doc));
     if (!doc["offloadings"].empty()) {
       os << "\nOffloaded namespaces:\n" << render_table(offloadings_table(doc));

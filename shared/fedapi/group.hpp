@@ -46,6 +46,7 @@ inline constexpr Kind kNamespaceOffloading{"NamespaceOffloading", "namespaceoffl
 inline constexpr Kind kNamespaceMap{"NamespaceMap", "namespacemaps", "NamespaceMapList"};
 inline constexpr Kind kDeploymentReplication{"DeploymentReplication", "deploymentreplications",
                                              "DeploymentReplicationList"};
+inline constexpr Kind kFederationHost{"FederationHost", "federationhosts", "FederationHostList"};
 
 // group/version/resource of `kind`, for the REST client.
 inline kube::GroupVersionResource gvr(const Kind& kind) {

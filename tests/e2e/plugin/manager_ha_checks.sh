@@ -71,4 +71,10 @@ manager_ha() {
   eventually 60 "$mode: $leader restarted as a Ready standby without the leader label" bash -c \
     "[ \"\$(kubectl --kubeconfig $("$TESTBED" kubeconfig c1) -n kubectl-fed-system get pod $leader -o jsonpath='{.status.containerStatuses[0].ready}/{.metadata.labels.kubectl-fed\.io/manager-leader}')\" = true/ ]"
   expect_eq "$mode: still exactly one leader" "$(leader_pods)" "$standby"
+  ok_run hosts status --context c1 -o json
+  expect_eq "$mode: status: c1 leads, its etcd member is healthy, 2/2 managers, the leader pod is $standby" \
+    "$(jq -r '.hosts[0] | "\(.name) \(.role) \(.etcd.state) \(.managers.ready)/\(.managers.total) \(.managers.leaderPod)"' "$work/hosts.out")" \
+    "c1 leader healthy 2/2 $standby"
+  expect_eq "$mode: status: the leader is $standby's process, epoch $((epoch + 1))" \
+    "$(jq -r '"\(.leader.holder | split("_")[0]) \(.leader.epoch)"' "$work/hosts.out")" "$standby $((epoch + 1))"
 }

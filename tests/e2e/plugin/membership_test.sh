@@ -88,13 +88,14 @@ for o in docs[0]["items"]:
 PY
 # What init may apply: the objects of manifests/kustomization.yaml but the member's federation
 # identity (federation/) and the provider's tenancy (tenancy/), plus the federation ConfigMap
-# and the federation etcd's certificates (docs/HA.md).
+# and the federation etcd's certificates and the host's FederationHost (docs/HA.md).
 python3 - "$REPO/manifests" >"$work/host.kinds" <<'PY'
 import os, sys, yaml
 root = sys.argv[1]
 print("ConfigMap/federation")
 for s in ("fed-etcd-ca", "fed-etcd-member", "fed-manager-etcd-client"):
     print("Secret/" + s)
+print("FederationHost/c1")
 for f in yaml.safe_load(open(os.path.join(root, "kustomization.yaml")))["resources"]:
     if f.startswith(("federation/", "tenancy/")):
         continue

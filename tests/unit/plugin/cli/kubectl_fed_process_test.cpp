@@ -241,7 +241,7 @@ TEST_CASE("completion bash: a valid script that completes verbs, flags and value
   };
   CHECK(complete("ver") == "version\n");
   CHECK(complete("''") ==
-        "completion etcd init join offload peer reconfigure replicate status unjoin unoffload "
+        "completion etcd host init join offload peer reconfigure replicate status unjoin unoffload "
         "unreplicate version\n");
   CHECK(complete("join c3 --member-c") == "--member-context\n");
   CHECK(complete("init --dry") == "--dry-run\n");

@@ -78,7 +78,8 @@ TEST_CASE("the Deployments get the member's flags and the managers its client UR
   manager["metadata"]["name"] = "fed-manager";
   std::vector<json> objects{
       {{"kind", "Namespace"}, {"metadata", {{"name", "kubectl-fed-system"}}}}, etcd, manager};
-  REQUIRE(add_federation_etcd(objects, kMember, {}, "c1", "kubectl-fed-system"));
+  auto joining = objects;
+  REQUIRE(add_federation_etcd(objects, kMember, {}, {"c1", ""}, "kubectl-fed-system"));
   REQUIRE(objects.size() == 6);
   CHECK(objects[1]["kind"] == "Secret");  // right after the Namespace
   CHECK(objects[4]["spec"]["template"]["spec"]["containers"][0]["args"] ==
@@ -88,8 +89,19 @@ TEST_CASE("the Deployments get the member's flags and the managers its client UR
   CHECK(objects[5]["spec"]["template"]["spec"]["containers"][0]["args"] ==
         json::array({"--leader-elect-etcd-endpoints=https://172.30.1.11:2479"}));
 
+  // Another host's member joins the cluster its FederationHost's status names.
+  const EtcdMember c2{"c2", "172.30.2.11", "172.31.0.2"};
+  REQUIRE(add_federation_etcd(joining, c2, {},
+                              {"c1", "c1=https://172.31.0.1:2480,c2=https://172.31.0.2:2480"},
+                              "kubectl-fed-system"));
+  const json& args = joining[4]["spec"]["template"]["spec"]["containers"][0]["args"];
+  CHECK(args[2] == "--initial-cluster=c1=https://172.31.0.1:2480,c2=https://172.31.0.2:2480");
+  CHECK(args[3] == "--initial-cluster-state=existing");
+  CHECK(args[4] == "--initial-cluster-token=kubectl-fed-c1");
+  CHECK(federation_host(c2)["spec"]["etcdPeerURL"] == "https://172.31.0.2:2480");
+
   std::vector<json> without{{{"kind", "Namespace"}, {"metadata", {{"name", "x"}}}}};
-  auto missing = add_federation_etcd(without, kMember, {}, "c1", "x");
+  auto missing = add_federation_etcd(without, kMember, {}, {"c1", ""}, "x");
   REQUIRE_FALSE(missing);
   CHECK(missing.error().code() == fed::ErrorCode::Internal);
 }

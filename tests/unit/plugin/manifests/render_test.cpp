@@ -144,7 +144,8 @@ TEST_CASE("host and member objects; the image is substituted") {
             "natmappings.fed.kubectl-fed.io", "ipamstates.fed.kubectl-fed.io",
             "endpointmappings.fed.kubectl-fed.io", "directpeerings.fed.kubectl-fed.io",
             "namespaceoffloadings.fed.kubectl-fed.io", "namespacemaps.fed.kubectl-fed.io",
-            "featureconfigs.fed.kubectl-fed.io", "deploymentreplications.fed.kubectl-fed.io"});
+            "featureconfigs.fed.kubectl-fed.io", "deploymentreplications.fed.kubectl-fed.io",
+            "federationhosts.fed.kubectl-fed.io"});
   CHECK(names_of_kind(*host, "Deployment") == std::set<std::string>{"fed-manager", "fed-etcd"});
   CHECK(names_of_kind(*host, "DaemonSet") == std::set<std::string>{"fed-agent"});
   CHECK(names_of_kind(*host, "ServiceAccount") ==

@@ -126,7 +126,13 @@ TEST_CASE("init --dry-run=client -o yaml prints every object and writes nothing"
   // The manifests' objects, and the federation etcd's Secrets after the Namespace.
   std::vector<json> manifests;
   std::vector<std::string> secrets;
+  std::vector<std::string> hosts;
   for (const auto& item : items) {
+    if (item["kind"] == "FederationHost") {
+      hosts.push_back(item["metadata"]["name"]);
+      CHECK(item["spec"]["etcdPeerURL"] == "https://172.30.0.12:2480");
+      continue;
+    }
     if (item["kind"] != "Secret") {
       manifests.push_back(item);
       continue;
@@ -148,7 +154,8 @@ TEST_CASE("init --dry-run=client -o yaml prints every object and writes nothing"
   CHECK(has_arg(arg_list(items, "fed-etcd"), "--name=c1"));
   CHECK(has_arg(arg_list(items, "fed-manager"),
                 "--leader-elect-etcd-endpoints=https://172.30.0.12:2479"));
-  const json& cm = items.back();
+  CHECK(hosts == std::vector<std::string>{"c1"});  // the first host registers itself
+  const json& cm = manifests.back();
   CHECK(cm["kind"] == "ConfigMap");
   CHECK(cm["data"]["podCIDR"] == "10.241.0.0/23");
   CHECK(cm["data"]["serviceCIDR"] == "10.101.0.0/16");
