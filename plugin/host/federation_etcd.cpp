@@ -112,6 +112,12 @@ void set_etcd_member_args(json& deployment, const EtcdMember& member,
                           const EtcdBootstrap& bootstrap) {
   json& args = container_args(deployment);
   const bool founding = bootstrap.initial_cluster.empty();
+  for (auto& arg : args) {
+    if (arg == "--data-dir=/var/lib/etcd") {
+      arg = "--data-dir=/var/lib/etcd/" +
+            (bootstrap.member_id.empty() ? std::string("founding") : bootstrap.member_id);
+    }
+  }
   args.push_back("--name=" + member.name);
   args.push_back("--initial-advertise-peer-urls=" + peer_url(member));
   args.push_back("--initial-cluster=" +

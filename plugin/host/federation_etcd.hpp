@@ -50,6 +50,10 @@ Result<std::vector<nlohmann::json>> federation_etcd_secrets(
 struct EtcdBootstrap {
   std::string federation_id;    // the cluster token's suffix
   std::string initial_cluster;  // empty: the member alone (a new cluster)
+  // The member id the leader gave a joining member (hex). Its data directory is named after it:
+  // a host removed and added again is a new member and must not start from the old one's data,
+  // which its peers would refuse.
+  std::string member_id;
 };
 
 // Appends the member's own flags to the fed-etcd Deployment: its name, the peer URL it

@@ -6,6 +6,7 @@
 #include <ostream>
 
 #include "plugin/connect/host_connection.hpp"
+#include "plugin/host/host_checks.hpp"
 #include "shared/fedapi/group.hpp"
 #include "shared/fedapi/names.hpp"
 
@@ -18,12 +19,13 @@ Runner wire_host(CLI::App& app) {
   auto o = std::make_shared<HostOptions>();
   auto timeout = std::make_shared<std::string>("3m");
   auto dry_run = std::make_shared<std::string>("none");
-  app.add_option("action", o->action, "add or list");
-  app.add_option("name", o->name, "add: the new host's cluster id, a DNS label");
+  app.add_option("action", o->action, "add, remove or list");
+  app.add_option("name", o->name, "add, remove: the host's cluster id, a DNS label");
   app.add_option("--host-context", o->host_flags.context,
-                 "add: the new host's context in the kubeconfig");
+                 "add: the new host's context in the kubeconfig; remove: the removed host's, "
+                 "to delete kubectl-fed from it too");
   app.add_option("--host-kubeconfig", o->host_flags.kubeconfig,
-                 "add: a kubeconfig file for the new host");
+                 "add, remove: a kubeconfig file for that host");
   app.add_option("--gateway-node", o->gateway_node,
                  "add: the new host's gateway node, where its etcd member runs (default: the "
                  "labelled one, else the first Ready node by name)");
@@ -41,13 +43,6 @@ Runner wire_host(CLI::App& app) {
     FED_ASSIGN_OR_RETURN(o->dry_run, parse_dry_run(*dry_run));
     return run_host(global, *o, out);
   };
-}
-
-std::string ready_of(const json& host) {
-  for (const auto& c : host.value("status", json::object()).value("conditions", json::array())) {
-    if (c.value("type", "") == "Ready") return c.value("status", "Unknown");
-  }
-  return "Unknown";
 }
 
 Status run_host_list(const GlobalOptions& global, Output& out) {
@@ -74,15 +69,18 @@ Status validate_host_flags(const HostOptions& o) {
     }
     return ok();
   }
-  if (o.action != "add") {
+  if (o.action != "add" && o.action != "remove") {
     return fail(ErrorCode::Invalid, "unknown host action \"" + o.action +
                                         "\": use kubectl fed host add NAME --host-context CTX, "
-                                        "or kubectl fed host list");
+                                        "host remove NAME, or host list");
   }
   if (o.name.empty()) {
     return fail(ErrorCode::Invalid,
-                "host add needs the new host's NAME: kubectl fed host add NAME --context FIRST "
-                "--host-context NAME");
+                o.action == "add"
+                    ? "host add needs the new host's NAME: kubectl fed host add NAME --context "
+                      "FIRST --host-context NAME"
+                    : "host remove needs the host's NAME: kubectl fed host remove NAME --context "
+                      "LEADER [--host-context NAME]");
   }
   FED_TRY(validate_cluster_id(o.name, "NAME"));
   FED_TRY(validate_gateway_address(o.gateway_address));
@@ -95,6 +93,7 @@ Status validate_host_flags(const HostOptions& o) {
 Status run_host(const GlobalOptions& global, const HostOptions& options, Output& out) {
   FED_TRY(validate_host_flags(options));
   if (options.action == "list") return run_host_list(global, out);
+  if (options.action == "remove") return run_host_remove(global, options, out);
   return run_host_add(global, options, out);
 }
 
@@ -109,31 +108,38 @@ Table host_list_table(const json& hosts, const json& leader_data) {
     if (leader_host.empty() || leader_data.value("holder", "None") == "None") role = "-";
     if (name == leader_host) role = "leader";
     t.rows.push_back({name, role, status.value("phase", "Adding"), status.value("memberID", "-"),
-                      h.value("spec", json::object()).value("etcdPeerURL", ""), ready_of(h)});
+                      h.value("spec", json::object()).value("etcdPeerURL", ""), ready_status(h)});
   }
   return t;
 }
 
 const Command kHostCommand{
     .name = "host",
-    .summary = "Add or list the federation's host clusters (high availability)",
+    .summary = "Add, remove or list the federation's host clusters (high availability)",
     .description =
         "The federation's host clusters, where users work and the managers run: kubectl fed "
         "init makes the first. host add installs another: its federation etcd member on its "
         "gateway node joins the federation's etcd cluster (added by the leading manager as a "
         "learner, promoted once it has caught up), and its two manager replicas stand by to "
         "take over. Use 3, 5 or 7 hosts: a majority of them must be up for any manager to "
-        "lead. host list shows each host's etcd membership and which one leads.",
+        "lead. host remove takes a host's member out of the federation etcd (refused for the "
+        "last host, the leader's host, or when the others would lack a quorum) and, with "
+        "--host-context, deletes kubectl-fed from it. host list shows each host's etcd "
+        "membership and which one leads.",
     .usage =
         "host add NAME --host-context CTX [--gateway-node NODE] [--gateway-address IP] "
-        "[--timeout 3m] [--dry-run=client] | host list [flags]",
+        "[--timeout 3m] [--dry-run=client] | host remove NAME [--host-context CTX] | host "
+        "list [flags]",
     .examples =
         "  # Make cluster c2 a second host of the federation whose host is c1\n"
         "  kubectl fed host add c2 --context c1 --host-context c2\n"
         "\n"
+        "  # Take c3 out of the federation and delete kubectl-fed from it\n"
+        "  kubectl fed host remove c3 --context c1 --host-context c3\n"
+        "\n"
         "  # The hosts, their etcd members and the leader\n"
         "  kubectl fed host list --context c1\n",
-    .arg_values = {"add", "list"},
+    .arg_values = {"add", "list", "remove"},
     .wire = wire_host,
 };
 

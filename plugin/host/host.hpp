@@ -1,5 +1,5 @@
 #pragma once
-// kubectl fed host add|list (docs/HA.md): the federation's host clusters. `init` makes the
+// kubectl fed host add|remove|list (docs/HA.md): the federation's host clusters. `init` makes the
 // first; `host add NAME --host-context CTX` installs another host — its federation etcd member
 // joins the federation's etcd cluster (as a learner, then promoted by the leading manager) and
 // its two manager replicas stand by — and `host list` shows them with their etcd membership.
@@ -30,8 +30,9 @@ struct HostOptions {
 Status validate_host_flags(const HostOptions& options);
 
 Status run_host(const GlobalOptions& global, const HostOptions& options, Output& out);
-// host add, once validated.
+// host add and host remove, once validated.
 Status run_host_add(const GlobalOptions& global, const HostOptions& options, Output& out);
+Status run_host_remove(const GlobalOptions& global, const HostOptions& options, Output& out);
 
 // The rows of `host list` from the FederationHost list and fed-leader's data (may be empty):
 // NAME, ROLE, ETCD (phase), MEMBER ID, PEER URL, READY. Pure.

@@ -8,22 +8,16 @@
 #include "plugin/connect/host_connection.hpp"
 #include "plugin/connect/poll.hpp"
 #include "plugin/host/host.hpp"
+#include "plugin/host/host_checks.hpp"
 #include "plugin/host/host_install.hpp"
 #include "plugin/manifests/apply.hpp"
+#include "shared/fedapi/condition.hpp"
 #include "shared/fedapi/group.hpp"
-#include "shared/fedapi/names.hpp"
 
 namespace fed::plugin {
 namespace {
 
 using nlohmann::json;
-
-json condition(const json& object, const std::string& type) {
-  for (const auto& c : object.value("status", json::object()).value("conditions", json::array())) {
-    if (c.value("type", "") == type) return c;
-  }
-  return json::object();
-}
 
 // The new cluster may be a host of this federation already (a second run), nothing else.
 Status check_new_host(const std::optional<ClusterIdentity>& identity, const std::string& name,
@@ -51,29 +45,6 @@ Result<std::string> cluster_uid(kube::DynamicClient& client) {
   auto ns = client.get(kube::ResourceRef{{"", "v1", "namespaces"}, "", "kube-system", ""});
   if (!ns) return ns.error().to_error();
   return (*ns)["metadata"].value("uid", "");
-}
-
-// The leader must be on the cluster of --context: it is the one that acts on FederationHosts.
-Status check_leader_here(kube::DynamicClient& first, const std::string& first_id) {
-  auto cm = first.get(kube::ResourceRef{{"", "v1", "configmaps"},
-                                        std::string(fedapi::kNamespace),
-                                        std::string(fedapi::kLeaderConfigMap),
-                                        ""});
-  if (!cm) {
-    return fail(ErrorCode::Unavailable,
-                "no manager leads the federation (no ConfigMap fed-leader on " + first_id +
-                    "): kubectl fed status --context " + first_id);
-  }
-  const json data = cm->value("data", json::object());
-  const std::string host = data.value("host", ""), holder = data.value("holder", "None");
-  if (holder == "None" || host.empty()) {
-    return fail(ErrorCode::Unavailable, "no manager leads the federation: kubectl fed status");
-  }
-  if (host != first_id) {
-    return fail(ErrorCode::Invalid,
-                "the federation's leader runs on host " + host + ": pass --context " + host);
-  }
-  return ok();
 }
 
 }  // namespace
@@ -127,7 +98,8 @@ Status run_host_add(const GlobalOptions& global, const HostOptions& o, Output& o
         auto objects,
         host_objects(
             *added.client, host_identity, render, member,
-            EtcdBootstrap{federation, "<the members, once the leader added " + o.name + ">"},
+            EtcdBootstrap{federation, "<the members, once the leader added " + o.name + ">",
+                          "<its member id>"},
             ca.ca));
     objects.insert(objects.begin(), federation_host(member));
     std::vector<json> shown;
@@ -143,13 +115,14 @@ Status run_host_add(const GlobalOptions& global, const HostOptions& o, Output& o
                "...");
   FED_TRY(register_host(*first.client, member, out));
   const auto ref = fedapi::ref(fedapi::kFederationHost, o.name);
-  std::string initial_cluster;
+  std::string initial_cluster, member_id;
   FED_TRY(poll_until(
       [&]() -> PollResult {
         auto h = first.client->get(ref);
         if (!h) return fail(h.error().code(), h.error().to_error().message());
         const json status = h->value("status", json::object());
         initial_cluster = status.value("initialCluster", "");
+        member_id = status.value("memberID", "");
         if (status.value("phase", "Adding") == "Adding" ||
             initial_cluster.find(o.name + "=") == std::string::npos) {
           return still_waiting("the leader has not added its etcd member yet");
@@ -161,7 +134,7 @@ Status run_host_add(const GlobalOptions& global, const HostOptions& o, Output& o
 
   FED_ASSIGN_OR_RETURN(auto objects,
                        host_objects(*added.client, host_identity, render, member,
-                                    EtcdBootstrap{federation, initial_cluster}, ca.ca));
+                                    EtcdBootstrap{federation, initial_cluster, member_id}, ca.ca));
   out.progress("Installing " + std::to_string(objects.size()) + " objects on " + o.name + "...");
   FED_ASSIGN_OR_RETURN(auto applied, apply_objects(*added.client, objects, "host " + o.name));
   FED_TRY(label_gateway(*added.client, nodes, {gateway, o.gateway_address}));
@@ -169,10 +142,11 @@ Status run_host_add(const GlobalOptions& global, const HostOptions& o, Output& o
       [&]() -> PollResult {
         auto h = first.client->get(ref);
         if (!h) return fail(h.error().code(), h.error().to_error().message());
-        const json ready = condition(*h, "Ready");
-        if (ready.value("status", "") == "True") return poll_done();
+        if (ready_status(*h) == "True") return poll_done();
+        const auto conditions = fedapi::read_conditions(h->value("status", json::object()));
+        const fedapi::Condition* ready = fedapi::find_condition(conditions, "Ready");
         return still_waiting(h->value("status", json::object()).value("phase", "Adding") + ": " +
-                             ready.value("message", "no report yet"));
+                             (ready ? ready->message : "no report yet"));
       },
       o.timeout, "the etcd member of " + o.name + " to start and be promoted",
       "host " + o.name + "'s etcd member did not become a voting member (kubectl -n " +

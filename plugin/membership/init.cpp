@@ -191,7 +191,7 @@ Status run_init(const GlobalOptions& global, const InitOptions& options, Output&
   render.wireguard = options.wireguard;
   FED_ASSIGN_OR_RETURN(auto member, etcd_member_on(id, nodes, gateway, options.gateway_address));
   FED_ASSIGN_OR_RETURN(auto objects, host_objects(*client, identity, render, member,
-                                                  EtcdBootstrap{id, ""}, std::nullopt));
+                                                  EtcdBootstrap{id, "", ""}, std::nullopt));
   if (options.dry_run == DryRun::Client) {
     objects.push_back(federation_host(member));
     print_dry_run(out, objects);

@@ -2,7 +2,8 @@
 # Several host clusters, one federation (docs/HA.md), on a testbed of its own (three clusters of
 # one node): `init` on c1, `host add c2` and `host add c3` — each host's federation etcd member
 # joins as a learner and is promoted by the leading manager, each host's managers stand by —
-# `host list` and `status` show them; bad input is refused with nothing written. Then the
+# `host list` and `status` show them; bad input is refused with nothing written; c3 is removed
+# (its member leaves, kubectl-fed is deleted from it) and added again. Then the
 # leader's host c1 loses power (every process SIGKILLed at once): a manager of c2 or c3 leads,
 # publishes itself there with the next epoch, and the time it took is printed.
 source "$(dirname "$0")/../lib.sh"
@@ -71,6 +72,19 @@ for c in c2 c3; do
   expect_eq "$c's federation ConfigMap: a host of federation c1" \
     "$(k "$c" -n kubectl-fed-system get cm federation -o jsonpath='{.data.role} {.data.federationID}')" "host c1"
 done
+
+# host remove: refused for the leader's host and an unknown one; c3 removed with its member
+# and every object of kubectl-fed on it; then added again as a new member.
+run rmleader host remove c1 --context c1
+expect_eq "host remove of the leader's host: exit code" "$(rc rmleader)" 2
+run rmnone host remove c9 --context c1
+[ "$(rc rmnone)" != 0 ] && grep -q "no host c9" "$work/rmnone.err" && pass "host remove of an unknown host is refused: $(head -1 "$work/rmnone.err")" || fail "host remove c9: rc $(rc rmnone): $(cat "$work/rmnone.err")"
+ok_run rm3 host remove c3 --context c1 --host-context c3 -o json
+expect_eq "host remove c3: result" "$(jq -r '"\(.result) \(.hosts)"' "$work/rm3.out")" "removed 2"
+expect_eq "c3's etcd member left: c1 and c2 remain" "$(k c1 get federationhosts -o jsonpath='{.items[*].metadata.name}')" "c1 c2"
+expect_eq "nothing of kubectl-fed is left on c3" "$(k c3 get ns,deploy,ds,crd -A -l app.kubernetes.io/part-of=kubectl-fed -o name)" ""
+ok_run readd3 host add c3 --context c1 --host-context c3 --gateway-address 172.31.0.3 -o json
+expect_eq "c3 added again, a new member with data of its own" "$(jq -r '"\(.result) \(.hosts)"' "$work/readd3.out")" "added 3"
 epoch=$(leader_of c1 | cut -d' ' -f2)
 
 # The leader's host loses power.

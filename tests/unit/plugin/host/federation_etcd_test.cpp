@@ -79,7 +79,8 @@ TEST_CASE("the Deployments get the member's flags and the managers its client UR
   std::vector<json> objects{
       {{"kind", "Namespace"}, {"metadata", {{"name", "kubectl-fed-system"}}}}, etcd, manager};
   auto joining = objects;
-  REQUIRE(add_federation_etcd(objects, kMember, {}, {"c1", ""}, "kubectl-fed-system"));
+  joining[1]["spec"]["template"]["spec"]["containers"][0]["args"] = {"--data-dir=/var/lib/etcd"};
+  REQUIRE(add_federation_etcd(objects, kMember, {}, {"c1", "", ""}, "kubectl-fed-system"));
   REQUIRE(objects.size() == 6);
   CHECK(objects[1]["kind"] == "Secret");  // right after the Namespace
   CHECK(objects[4]["spec"]["template"]["spec"]["containers"][0]["args"] ==
@@ -92,16 +93,18 @@ TEST_CASE("the Deployments get the member's flags and the managers its client UR
   // Another host's member joins the cluster its FederationHost's status names.
   const EtcdMember c2{"c2", "172.30.2.11", "172.31.0.2"};
   REQUIRE(add_federation_etcd(joining, c2, {},
-                              {"c1", "c1=https://172.31.0.1:2480,c2=https://172.31.0.2:2480"},
+                              {"c1", "c1=https://172.31.0.1:2480,c2=https://172.31.0.2:2480", "2a"},
                               "kubectl-fed-system"));
   const json& args = joining[4]["spec"]["template"]["spec"]["containers"][0]["args"];
-  CHECK(args[2] == "--initial-cluster=c1=https://172.31.0.1:2480,c2=https://172.31.0.2:2480");
-  CHECK(args[3] == "--initial-cluster-state=existing");
-  CHECK(args[4] == "--initial-cluster-token=kubectl-fed-c1");
+  // Its data directory is its own member id's: a host added again does not reuse the old data.
+  CHECK(args[0] == "--data-dir=/var/lib/etcd/2a");
+  CHECK(args[3] == "--initial-cluster=c1=https://172.31.0.1:2480,c2=https://172.31.0.2:2480");
+  CHECK(args[4] == "--initial-cluster-state=existing");
+  CHECK(args[5] == "--initial-cluster-token=kubectl-fed-c1");
   CHECK(federation_host(c2)["spec"]["etcdPeerURL"] == "https://172.31.0.2:2480");
 
   std::vector<json> without{{{"kind", "Namespace"}, {"metadata", {{"name", "x"}}}}};
-  auto missing = add_federation_etcd(without, kMember, {}, {"c1", ""}, "x");
+  auto missing = add_federation_etcd(without, kMember, {}, {"c1", "", ""}, "x");
   REQUIRE_FALSE(missing);
   CHECK(missing.error().code() == fed::ErrorCode::Internal);
 }

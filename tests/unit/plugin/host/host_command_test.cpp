@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include "plugin/host/host.hpp"
+#include "plugin/host/host_checks.hpp"
 
 using namespace fed::plugin;
 using nlohmann::json;
@@ -46,4 +47,33 @@ TEST_CASE("host list: each host's role, etcd phase, member id and readiness") {
                                               "https://172.31.0.3:2480", "Unknown"});
   // Nobody leads: no roles.
   CHECK(host_list_table(hosts, json{{"holder", "None"}}).rows[0][1] == "-");
+}
+
+TEST_CASE("host remove keeps a host and a quorum of healthy members") {
+  auto host = [](const std::string& name, bool ready) {
+    return json{
+        {"metadata", {{"name", name}}},
+        {"status", {{"conditions", {{{"type", "Ready"}, {"status", ready ? "True" : "False"}}}}}}};
+  };
+  auto list = [](std::vector<json> items) {
+    json l{{"items", json::array()}};
+    for (auto& i : items) l["items"].push_back(std::move(i));
+    return l;
+  };
+  // Three healthy: any one may go (two remain, both needed and there).
+  CHECK(check_removal_keeps_quorum(list({host("c1", true), host("c2", true), host("c3", true)}),
+                                   "c3"));
+  // c2 is down: removing c3 would leave c1 alone of two members, below the quorum of two.
+  auto no_quorum = check_removal_keeps_quorum(
+      list({host("c1", true), host("c2", false), host("c3", true)}), "c3");
+  REQUIRE_FALSE(no_quorum);
+  CHECK(no_quorum.error().message().find("without a quorum: 1 of the other 2") !=
+        std::string::npos);
+  // Removing the broken one is what fixes it.
+  CHECK(check_removal_keeps_quorum(list({host("c1", true), host("c2", false), host("c3", true)}),
+                                   "c2"));
+  CHECK(check_removal_keeps_quorum(list({host("c1", true)}), "c1").error().message() ==
+        "c1 is the federation's last host: it cannot be removed");
+  CHECK(check_removal_keeps_quorum(list({host("c1", true)}), "c9").error().code() ==
+        fed::ErrorCode::NotFound);
 }
