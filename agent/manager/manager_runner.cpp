@@ -7,6 +7,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "agent/manager/ha/observed_leader_publisher.hpp"
 #include "agent/manager/hosts/host_reconciler.hpp"
 #include "agent/manager/membership/membership_controllers.hpp"
 #include "agent/roles/api_config.hpp"
@@ -17,14 +18,16 @@
 namespace fed::federation {
 namespace {
 
-// The holder's name in the record and in fed-leader: $POD_NAME, else the host name, and the
-// process id (a restarted container is another candidate than the one it replaces).
-std::string manager_identity(const std::string& configured) {
+// The holder's name in the record and in fed-leader: the host cluster's id, then $POD_NAME
+// (else the machine's name) and the process id — "c1/fed-manager-7c9f-x2_1": the other hosts
+// tell from it where the leader runs, and a restarted container is another candidate than the
+// one it replaces.
+std::string manager_identity(const std::string& configured, const std::string& host_id) {
   if (!configured.empty()) return configured;
   const char* pod = std::getenv("POD_NAME");
   char host[256] = {};
   if (pod == nullptr || *pod == '\0') ::gethostname(host, sizeof host - 1);
-  return std::string(pod != nullptr && *pod != '\0' ? pod : host) + "_" +
+  return host_id + "/" + std::string(pod != nullptr && *pod != '\0' ? pod : host) + "_" +
          std::to_string(::getpid());
 }
 
@@ -70,7 +73,7 @@ Status ManagerRunner::start(const agent::RoleContext& ctx) {
           [ipam](const std::string& id, std::string_view ip) { return ipam->peer_own_ip(id, ip); },
           events_.get()},
       options_.offload);
-  const std::string identity = manager_identity(options_.election.identity);
+  const std::string identity = manager_identity(options_.election.identity, host_id_);
   if (options_.election.etcd_endpoints.empty()) {
     FED_TRY(manager_->start());
     // Alone, this manager leads at once; it says so as an elected one does, so that fed-leader
@@ -123,6 +126,7 @@ Status ManagerRunner::start_election(const std::string& identity) {
   client.status_timeout = o.timings.renew_deadline / 2;
   client.poll_period = o.timings.renew_period;
   FED_ASSIGN_OR_RETURN(election_etcd_, etcd::EtcdClient::create(std::move(client)));
+  observed_leader_ = std::make_unique<ha::ObservedLeaderPublisher>(host_, host_id_);
   elector_ = std::make_unique<ha::LeaderElector>(
       *election_etcd_, o.key, identity, o.timings,
       ha::LeaderCallbacks{
@@ -151,12 +155,20 @@ Status ManagerRunner::start_election(const std::string& identity) {
           },
           [this](const std::optional<ha::LeaderRecord>& leader) {
             leader_metrics_->observed(leader);
+            if (!leading_) observed_leader_->observe(leader);
             if (leader) {
               spdlog::info("manager: the federation's leader is {} (epoch {})", leader->holder,
                            leader->epoch);
             } else {
               spdlog::info("manager: the federation has no leader");
             }
+          },
+          [this](bool reachable) {
+            if (!reachable) {
+              spdlog::warn("manager: the federation etcd does not answer (no quorum?): no leader");
+            }
+            if (!leading_)
+              observed_leader_->observe(reachable ? elector_->observed() : std::nullopt);
           }});
   spdlog::info("manager {}: standing by for {} (caches warm, controllers stopped)", identity,
                o.key);

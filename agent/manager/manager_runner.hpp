@@ -17,6 +17,7 @@
 #include "agent/manager/ha/leader_elector.hpp"
 #include "agent/manager/ha/leader_metrics.hpp"
 #include "agent/manager/ha/leader_pod_label.hpp"
+#include "agent/manager/ha/observed_leader_publisher.hpp"
 #include "agent/manager/membership/cluster_ipam.hpp"
 #include "agent/manager/offload/offload_controllers.hpp"
 #include "agent/roles/role_runner.hpp"
@@ -82,6 +83,8 @@ class ManagerRunner final : public agent::RoleRunner {
   std::unique_ptr<etcd::EtcdClient> hosts_etcd_;
   std::unique_ptr<kube::ControllerManager> manager_;
   std::unique_ptr<etcd::EtcdClient> election_etcd_;
+  // What a non-leading manager tells its host about the leader (fed-leader).
+  std::unique_ptr<ha::ObservedLeaderPublisher> observed_leader_;
   // Declared after what its started_leading thread uses, so destroyed (and joined) before it.
   std::unique_ptr<ha::LeaderElector> elector_;
   std::atomic<bool> started_{false};   // start() returned ok: ready() may read the members

@@ -59,8 +59,9 @@ ManagerCommand::ManagerCommand(CLI::App& command) {
   command.add_option("--leader-elect-key", election.key, "the leadership record's etcd key")
       ->capture_default_str();
   command.add_option("--leader-elect-identity", election.identity,
-                     "this manager's name in the record (default: $POD_NAME, else the host "
-                     "name, and the process id)");
+                     "this manager's name in the record (default: HOST/POD_PID, the host "
+                     "cluster's id, $POD_NAME or else the machine's name, and the process id; "
+                     "the other hosts read the leader's host from it)");
   command
       .add_option("--leader-elect-lease-duration", lease_duration_,
                   "a standby takes over once the record has not changed for this long")

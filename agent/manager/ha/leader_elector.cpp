@@ -92,10 +92,28 @@ void LeaderElector::see(const std::optional<LeaderRecord>& record, std::int64_t 
   if (changed && callbacks_.new_leader) callbacks_.new_leader(record);
 }
 
+void LeaderElector::note_read(bool ok) {
+  std::optional<bool> report;
+  {
+    std::lock_guard lock(mu_);
+    const auto now = Clock::now();
+    if (ok) {
+      last_read_ok_ = now;
+      if (unreachable_) report = true;
+      unreachable_ = false;
+    } else if (!unreachable_ && now - last_read_ok_ >= timings_.lease_duration) {
+      unreachable_ = true;
+      report = false;
+    }
+  }
+  if (report && callbacks_.etcd_reachable) callbacks_.etcd_reachable(*report);
+}
+
 bool LeaderElector::try_acquire() {
   etcd::RangeRequest get;
   get.key = key_;
   auto got = client_.range(get);
+  note_read(got.has_value());
   if (!got) {
     spdlog::debug("leader election: reading {}: {}", key_, got.error().message());
     return false;

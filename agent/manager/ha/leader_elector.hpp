@@ -51,6 +51,10 @@ struct LeaderCallbacks {
   std::function<void()> stopped_leading;
   // Whenever the record seen changes holder or epoch, including to none.
   std::function<void(const std::optional<LeaderRecord>&)> new_leader;
+  // A candidate's reads of the record have failed for lease_duration (false: its member has no
+  // quorum, or is gone), and the first read that succeeds after that (true). Observation only:
+  // the election itself does not depend on it.
+  std::function<void(bool reachable)> etcd_reachable = {};
 };
 
 class LeaderElector final {
@@ -98,6 +102,8 @@ class LeaderElector final {
   // Calls stopped_leading, once.
   void lose();
   void see(const std::optional<LeaderRecord>& record, std::int64_t mod_revision);
+  // Tracks whether the candidate's reads succeed; calls etcd_reachable on a change.
+  void note_read(bool ok);
 
   etcd::EtcdClient& client_;
   const std::string key_, identity_;
@@ -108,7 +114,9 @@ class LeaderElector final {
   std::optional<LeaderRecord> observed_;
   std::int64_t observed_revision_ = -1;  // -1: nothing read yet; 0: no key
   Clock::time_point observed_since_;
-  bool saw_leader_ = false;  // some record was read: a takeover follows a leader
+  Clock::time_point last_read_ok_ = Clock::now();
+  bool unreachable_ = false;  // reported unreachable, not yet reachable again
+  bool saw_leader_ = false;   // some record was read: a takeover follows a leader
   std::optional<std::chrono::nanoseconds> takeover_wait_;
   std::optional<LeaderRecord> mine_;  // set while leading
   Clock::time_point renewed_at_;      // start of the last successful renewal

@@ -86,6 +86,13 @@ expect_eq "nothing of kubectl-fed is left on c3" "$(k c3 get ns,deploy,ds,crd -A
 ok_run readd3 host add c3 --context c1 --host-context c3 --gateway-address 172.31.0.3 -o json
 expect_eq "c3 added again, a new member with data of its own" "$(jq -r '"\(.result) \(.hosts)"' "$work/readd3.out")" "added 3"
 epoch=$(leader_of c1 | cut -d' ' -f2)
+# Every host says who leads: the others publish the leader they observe.
+for c in c2 c3; do
+  eventually 30 "$c's fed-leader names the leader on host c1 (epoch $epoch)" bash -c \
+    "[ \"\$(kubectl --kubeconfig $("$TESTBED" kubeconfig $c) -n kubectl-fed-system get cm fed-leader -o jsonpath='{.data.host} {.data.epoch}')\" = 'c1 $epoch' ]"
+done
+ok_run st2 status --context c2 -o json
+expect_eq "status on c2: c2 follows the leader on c1" "$(jq -r '"\(.hosts[0].role) \(.leader.host)"' "$work/st2.out")" "follower c1"
 
 # The leader's host loses power.
 start=$(date +%s%N)
@@ -103,6 +110,9 @@ expect_eq "exactly one manager of $new is labelled leader" \
   "$(k "$new" -n kubectl-fed-system get pods -l kubectl-fed.io/manager-leader=true -o name | wc -l)" 1
 ok_run st status --context "$new" -o json
 expect_eq "status on $new: it leads" "$(jq -r '.hosts[0].role' "$work/st.out")" leader
+other=$([ "$new" = c2 ] && echo c3 || echo c2)
+eventually 30 "$other's fed-leader names the new leader on $new" bash -c \
+  "[ \"\$(kubectl --kubeconfig $("$TESTBED" kubeconfig $other) -n kubectl-fed-system get cm fed-leader -o jsonpath='{.data.host} {.data.epoch}')\" = '$new $((epoch + 1))' ]"
 
 "$TESTBED" down >/dev/null
 expect_eq "nothing of the testbed is left" "$("$TESTBED" leftovers)" ""

@@ -20,7 +20,7 @@ leader_data() {
 one_leader_published() {
   local pod=$1 ip
   [ "$(leader_pods)" = "$pod" ] || return 1
-  case "$(leader_data holder)" in "${pod}_"*) ;; *) return 1 ;; esac
+  case "$(leader_data holder)" in "c1/${pod}_"*) ;; *) return 1 ;; esac
   ip=$(k c1 -n kubectl-fed-system get pod "$pod" -o jsonpath='{.status.podIP}')
   [ "$(k c1 -n kubectl-fed-system get endpointslices -l kubernetes.io/service-name=fed-manager-webhook \
     -o jsonpath='{.items[*].endpoints[?(@.conditions.ready==true)].addresses[*]}')" = "$ip" ]
@@ -76,5 +76,5 @@ manager_ha() {
     "$(jq -r '.hosts[0] | "\(.name) \(.role) \(.etcd.state) \(.managers.ready)/\(.managers.total) \(.managers.leaderPod)"' "$work/hosts.out")" \
     "c1 leader healthy 2/2 $standby"
   expect_eq "$mode: status: the leader is $standby's process, epoch $((epoch + 1))" \
-    "$(jq -r '"\(.leader.holder | split("_")[0]) \(.leader.epoch)"' "$work/hosts.out")" "$standby $((epoch + 1))"
+    "$(jq -r '"\(.leader.holder | split("_")[0]) \(.leader.epoch)"' "$work/hosts.out")" "c1/$standby $((epoch + 1))"
 }
