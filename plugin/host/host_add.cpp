@@ -102,11 +102,7 @@ Status run_host_add(const GlobalOptions& global, const HostOptions& o, Output& o
                           "<its member id>"},
             ca.ca));
     objects.insert(objects.begin(), federation_host(member));
-    std::vector<json> shown;
-    for (const auto& x : objects) shown.push_back(redact_secret_data(x));
-    out.print(object_list(shown), [&](std::ostream& os) {
-      for (const auto& x : shown) os << object_label(x) << " (dry run)\n";
-    });
+    print_host_dry_run(out, objects);
     return ok();
   }
 

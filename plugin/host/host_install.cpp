@@ -1,5 +1,7 @@
 #include "plugin/host/host_install.hpp"
 
+#include <ostream>
+
 #include "plugin/connect/poll.hpp"
 #include "plugin/manifests/apply.hpp"
 #include "shared/fedapi/node_address.hpp"
@@ -49,6 +51,14 @@ Result<std::vector<json>> host_objects(kube::DynamicClient& client, const Cluste
   if (federation_ca) found.ca = federation_ca;
   FED_TRY(add_federation_etcd(objects, member, found, bootstrap, render.namespace_name));
   return objects;
+}
+
+void print_host_dry_run(Output& out, const std::vector<json>& objects) {
+  std::vector<json> shown;
+  for (const auto& o : objects) shown.push_back(redact_secret_data(o));
+  out.print(object_list(shown), [&](std::ostream& os) {
+    for (const auto& o : shown) os << object_label(o) << " (dry run)\n";
+  });
 }
 
 Result<bool> register_host(kube::DynamicClient& client, const EtcdMember& member, Output& out) {

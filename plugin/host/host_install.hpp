@@ -34,6 +34,10 @@ Result<std::vector<nlohmann::json>> host_objects(
     const EtcdMember& member, const EtcdBootstrap& bootstrap,
     const std::optional<nlohmann::json>& federation_ca);
 
+// A dry run of host objects: the list (-o yaml|json) or "kind/name (dry run)" lines, Secret
+// values redacted.
+void print_host_dry_run(Output& out, const std::vector<nlohmann::json>& objects);
+
 // Applies the FederationHost of `member` on `client`'s cluster, retrying while its CRD, just
 // created, is not served yet. True when it was created or changed.
 Result<bool> register_host(kube::DynamicClient& client, const EtcdMember& member, Output& out);

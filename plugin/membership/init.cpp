@@ -88,14 +88,6 @@ Result<Cidrs> resolve_cidrs(kube::DynamicClient& client, const InitOptions& opti
   return c;
 }
 
-void print_dry_run(Output& out, const std::vector<json>& objects) {
-  std::vector<json> shown;
-  for (const auto& o : objects) shown.push_back(redact_secret_data(o));
-  out.print(object_list(shown), [&](std::ostream& os) {
-    for (const auto& o : shown) os << object_label(o) << " (dry run)\n";
-  });
-}
-
 }  // namespace
 
 const Command kInitCommand{
@@ -194,7 +186,7 @@ Status run_init(const GlobalOptions& global, const InitOptions& options, Output&
                                                   EtcdBootstrap{id, "", ""}, std::nullopt));
   if (options.dry_run == DryRun::Client) {
     objects.push_back(federation_host(member));
-    print_dry_run(out, objects);
+    print_host_dry_run(out, objects);
     return ok();
   }
 

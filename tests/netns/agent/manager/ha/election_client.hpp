@@ -1,10 +1,12 @@
 #pragma once
-// The etcd client one manager process of these tests uses: every member of the harness, and
-// the election's tight timeouts (a request must end before the renew deadline).
+// What the election tests share: the etcd client one manager process uses (every member of the
+// harness, the election's tight timeouts: a request must end before the renew deadline), and
+// a poll for a condition.
 
 #include <chrono>
 #include <iterator>
 #include <memory>
+#include <thread>
 
 #include "shared/etcd/client.hpp"
 #include "tests/netns/agent/etcdproxy/etcd_harness.hpp"
@@ -21,6 +23,18 @@ inline std::unique_ptr<etcd::EtcdClient> client_for(const etcdtest::Cluster& clu
   o.request_timeout = 300ms;  // below the renew deadline
   o.dial_timeout = 200ms;
   return std::move(etcd::EtcdClient::create(o).value());
+}
+
+// Whether `pred` holds within `timeout`, looking every 2 ms.
+template <typename Pred>
+bool eventually(Pred pred, std::chrono::milliseconds timeout) {
+  using namespace std::chrono_literals;
+  const auto until = std::chrono::steady_clock::now() + timeout;
+  while (std::chrono::steady_clock::now() < until) {
+    if (pred()) return true;
+    std::this_thread::sleep_for(2ms);
+  }
+  return pred();
 }
 
 }  // namespace fed::ha

@@ -46,16 +46,6 @@ struct Candidate {
   }
 };
 
-template <typename Pred>
-bool eventually(Pred pred, std::chrono::milliseconds timeout) {
-  const auto until = Clock::now() + timeout;
-  while (Clock::now() < until) {
-    if (pred()) return true;
-    std::this_thread::sleep_for(2ms);
-  }
-  return pred();
-}
-
 // Samples every elector's leading() every millisecond; remembers the most that led at once.
 class OverlapWatch {
  public:

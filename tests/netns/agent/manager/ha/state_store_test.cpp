@@ -48,16 +48,6 @@ struct Manager {
   }
 };
 
-template <typename Pred>
-bool eventually(Pred pred, std::chrono::milliseconds timeout) {
-  const auto until = Clock::now() + timeout;
-  while (Clock::now() < until) {
-    if (pred()) return true;
-    std::this_thread::sleep_for(2ms);
-  }
-  return pred();
-}
-
 // A FederatedCluster as its host's API server returns it, server-assigned fields included.
 json cluster_object(const std::string& name, const std::string& endpoint, const std::string& rv) {
   return json{{"apiVersion", "fed.kubectl-fed.io/v1alpha1"},
