@@ -26,7 +26,6 @@ namespace fed::ha {
 namespace {
 
 using namespace std::chrono_literals;
-using Clock = std::chrono::steady_clock;
 using nlohmann::json;
 
 constexpr const char* kKey = "/kubectl-fed/test/leader";
