@@ -27,7 +27,13 @@ struct ClusterInfo {
   ClusterRole role = ClusterRole::Member;
   net::Cidr pod_cidr;
   net::Cidr service_cidr;
-  std::string federation_id;  // the host's cluster id ("" on a host: its own)
+  std::string federation_id;  // the first host's cluster id ("" on a host: its own)
+
+  // The federation this cluster is in: its first host's cluster id. Every host of a federation
+  // with several (docs/HA.md) and every member names the same one.
+  const std::string& federation() const {
+    return federation_id.empty() ? cluster_id : federation_id;
+  }
 
   friend bool operator==(const ClusterInfo&, const ClusterInfo&) = default;
 };

@@ -2,7 +2,10 @@
 
 #include <spdlog/spdlog.h>
 
+#include <set>
+
 #include "agent/manager/hosts/etcd_membership.hpp"
+#include "agent/manager/membership/tunnel_addresses.hpp"
 #include "shared/fedapi/group.hpp"
 #include "shared/kube/object_edits.hpp"
 
@@ -22,8 +25,11 @@ kube::ResourceRef ref_of(const std::string& name) {
 }  // namespace
 
 HostReconciler::HostReconciler(std::shared_ptr<kube::DynamicClient> client, kube::Informer& hosts,
-                               etcd::EtcdClient& etcd)
-    : client_(std::move(client)), hosts_(hosts), etcd_(etcd) {}
+                               etcd::EtcdClient& etcd, std::string federation_id)
+    : client_(std::move(client)),
+      hosts_(hosts),
+      etcd_(etcd),
+      federation_id_(std::move(federation_id)) {}
 
 Result<kube::Requeue> HostReconciler::reconcile(const kube::Request& request) {
   auto object = hosts_.store().get("", request.name);
@@ -36,6 +42,10 @@ Result<kube::Requeue> HostReconciler::reconcile(const kube::Request& request) {
   if (!deleting && !finalized) {
     FED_TRY(kube::set_finalizer(*client_, ref_of(request.name), host, kEtcdMemberFinalizer, true));
     return kube::Requeue{};
+  }
+  if (!deleting && federation::tunnel_address_of(host).empty()) {
+    FED_TRY(assign_tunnel_address(host));
+    return kube::Requeue{};  // the update comes back through the informer
   }
 
   FED_ASSIGN_OR_RETURN(auto members, etcd_.member_list());
@@ -88,6 +98,28 @@ Result<kube::Requeue> HostReconciler::reconcile(const kube::Request& request) {
   return kube::Requeue{};
 }
 
+Status HostReconciler::assign_tunnel_address(const json& host) {
+  const std::string name = host["metadata"].value("name", "");
+  std::string address(federation::kFirstHostTunnelAddress);
+  if (name != federation_id_) {
+    std::set<std::string> used;
+    for (const auto& other : hosts_.store().list()) {
+      used.insert(federation::tunnel_address_of(*other));
+    }
+    const auto next = federation::next_host_tunnel_address(used);
+    if (!next) return fail(ErrorCode::Unavailable, "no free host tunnel address left");
+    address = *next;
+  }
+  // Conditional on the resourceVersion; one worker, so no two hosts get one address.
+  json patch{{"metadata",
+              {{"resourceVersion", host["metadata"].value("resourceVersion", "")},
+               {"annotations", {{std::string(federation::kTunnelAddressAnnotation), address}}}}}};
+  auto r = client_->patch(ref_of(name), kube::PatchType::Merge, patch.dump());
+  if (!r) return r.error().to_error();
+  spdlog::info("host {}: tunnel address {}", name, address);
+  return ok();
+}
+
 Status HostReconciler::report(const json& host, const std::vector<etcd::MemberInfo>& members,
                               const std::string& peer_url, bool deleting,
                               const std::string& message) {
@@ -103,9 +135,11 @@ Status HostReconciler::report(const json& host, const std::vector<etcd::MemberIn
                                   ready ? "a voting member of the federation etcd" : message);
 }
 
-void add_host_controller(kube::ControllerManager& manager, etcd::EtcdClient& etcd) {
+void add_host_controller(kube::ControllerManager& manager, etcd::EtcdClient& etcd,
+                         const std::string& federation_id) {
   kube::Informer& hosts = manager.informer(fedapi::ref(fedapi::kFederationHost, ""));
-  auto& reconciler = manager.own(std::make_unique<HostReconciler>(manager.client(), hosts, etcd));
+  auto& reconciler =
+      manager.own(std::make_unique<HostReconciler>(manager.client(), hosts, etcd, federation_id));
   manager.add_controller(reconciler, "federation-host", 1).watch(hosts);
 }
 

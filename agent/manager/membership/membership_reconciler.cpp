@@ -8,6 +8,7 @@
 #include "agent/manager/membership/network_exchange.hpp"
 #include "agent/manager/membership/peering_builder.hpp"
 #include "agent/manager/membership/peering_writer.hpp"
+#include "agent/manager/membership/tunnel_addresses.hpp"
 #include "agent/manager/membership/tunnel_pair.hpp"
 #include "shared/fedapi/federated_cluster.hpp"
 #include "shared/fedapi/group.hpp"
@@ -21,19 +22,9 @@ namespace {
 using nlohmann::json;
 using namespace std::chrono_literals;
 
-// The host's own address on every tunnel; members get the next free ones of 169.254.64.0/18.
-constexpr std::string_view kHostTunnelAddress = "169.254.64.1";
-constexpr std::uint32_t kTunnelPoolFirst = (169u << 24) | (254u << 16) | (64u << 8) | 2u;
-constexpr std::uint32_t kTunnelPoolLast = (169u << 24) | (254u << 16) | (127u << 8) | 254u;
-
 std::string cluster_id_of(const json& fc) {
   const std::string id = fc["spec"].value("clusterID", "");
   return id.empty() ? fc["metadata"].value("name", "") : id;
-}
-
-std::string annotation(const json& object, std::string_view key) {
-  const json& a = object["metadata"].value("annotations", json::object());
-  return a.value(std::string(key), "");
 }
 
 // The member's spec.tunnelBackend (absent: wireguard): the backend of both its Peerings.
@@ -92,7 +83,7 @@ Result<MembershipReconciler::JoinedMember> MembershipReconciler::joined_member(
     const std::string& id) {
   auto fc = clusters_.store().get("", id);
   if (!fc) return fail(ErrorCode::NotFound, "no FederatedCluster " + id + ": join it first");
-  const std::string address = annotation(*fc, kTunnelAddressAnnotation);
+  const std::string address = tunnel_address_of(*fc);
   if (address.empty() || (*fc)["metadata"].contains("deletionTimestamp")) {
     return fail(ErrorCode::Unavailable, "member " + id + " is not peered with the host yet");
   }
@@ -118,9 +109,9 @@ Result<std::shared_ptr<MembershipReconciler::Member>> MembershipReconciler::memb
     return fail(ErrorCode::Invalid,
                 "member " + id + " has the host's cluster id; join it with another name");
   }
-  if (info.federation_id != host_.info.cluster_id) {
+  if (info.federation_id != host_.info.federation()) {
     return fail(ErrorCode::Conflict, "member " + id + " belongs to federation " +
-                                         info.federation_id + ", not " + host_.info.cluster_id +
+                                         info.federation_id + ", not " + host_.info.federation() +
                                          "; unjoin it there first");
   }
   FED_ASSIGN_OR_RETURN(auto ipam, ClusterIpam::open(client, info));
@@ -129,25 +120,27 @@ Result<std::shared_ptr<MembershipReconciler::Member>> MembershipReconciler::memb
 }
 
 Result<std::string> MembershipReconciler::tunnel_address(const json& fc) {
-  std::string mine = annotation(fc, kTunnelAddressAnnotation);
+  std::string mine = tunnel_address_of(fc);
   if (!mine.empty()) return mine;
   std::set<std::string> used;
-  for (const auto& other : clusters_.store().list()) {
-    used.insert(annotation(*other, kTunnelAddressAnnotation));
+  for (const auto& other : clusters_.store().list()) used.insert(tunnel_address_of(*other));
+  const auto candidate = next_member_tunnel_address(used);
+  if (!candidate) {
+    return fail(ErrorCode::Unavailable, "no free member tunnel address left in 169.254.64.0/18");
   }
-  for (std::uint32_t a = kTunnelPoolFirst; a <= kTunnelPoolLast; ++a) {
-    const std::string candidate = net::Ipv4{a}.str();
-    if (used.count(candidate)) continue;
-    // Conditional on the resourceVersion: two workers never hand out one address twice.
-    json patch{{"metadata",
-                {{"resourceVersion", fc["metadata"].value("resourceVersion", "")},
-                 {"annotations", {{std::string(kTunnelAddressAnnotation), candidate}}}}}};
-    auto r = host_.client->patch(fedapi::ref(fedapi::kFederatedCluster, fc["metadata"]["name"]),
-                                 kube::PatchType::Merge, patch.dump());
-    if (!r) return r.error().to_error();
-    return candidate;
-  }
-  return fail(ErrorCode::Unavailable, "no free tunnel address left in 169.254.64.0/18");
+  // Conditional on the resourceVersion: two workers never hand out one address twice.
+  json patch{{"metadata",
+              {{"resourceVersion", fc["metadata"].value("resourceVersion", "")},
+               {"annotations", {{std::string(kTunnelAddressAnnotation), *candidate}}}}}};
+  auto r = host_.client->patch(fedapi::ref(fedapi::kFederatedCluster, fc["metadata"]["name"]),
+                               kube::PatchType::Merge, patch.dump());
+  if (!r) return r.error().to_error();
+  return *candidate;
+}
+
+Result<std::string> MembershipReconciler::host_tunnel_address() const {
+  if (host_.tunnel_address) return host_.tunnel_address();
+  return std::string(kFirstHostTunnelAddress);
 }
 
 Status MembershipReconciler::set_finalizer(const json& fc, bool present) {
@@ -192,19 +185,12 @@ Result<kube::Requeue> MembershipReconciler::join(const json& fc) {
   FED_ASSIGN_OR_RETURN(auto host_gw, read_gateway_info(*host_.client));
   FED_ASSIGN_OR_RETURN(auto member_gw, read_gateway_info(*mem.client));
   FED_ASSIGN_OR_RETURN(auto member_addr, tunnel_address(fc));
+  FED_ASSIGN_OR_RETURN(auto host_addr, host_tunnel_address());
   FED_ASSIGN_OR_RETURN(auto backend, tunnel_backend(fc));
-  const PeeringSide host_side{host_id,
-                              id,
-                              hi.local(),
-                              host_state,
-                              host_gw,
-                              member_gw,
-                              std::string(kHostTunnelAddress),
-                              member_addr,
-                              backend};
-  const PeeringSide member_side{id,        host_id, mi.local(),  member_state,
-                                member_gw, host_gw, member_addr, std::string(kHostTunnelAddress),
-                                backend};
+  const PeeringSide host_side{host_id,   id,        hi.local(),  host_state, host_gw,
+                              member_gw, host_addr, member_addr, backend};
+  const PeeringSide member_side{id,      host_id,     mi.local(), member_state, member_gw,
+                                host_gw, member_addr, host_addr,  backend};
   FED_ASSIGN_OR_RETURN(auto host_tunnel, apply_peering(*host_.client, host_side));
   FED_ASSIGN_OR_RETURN(auto member_tunnel, apply_peering(*mem.client, member_side));
 

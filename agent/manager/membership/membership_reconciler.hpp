@@ -5,6 +5,7 @@
 // the Peering of each side with the peer gateway's endpoint and key, and reports the member's
 // networks and conditions. A finalizer tears all of it down when the member is unjoined.
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -24,12 +25,13 @@
 namespace fed::federation {
 
 inline constexpr std::string_view kFinalizer = "kubectl-fed.io/membership";
-inline constexpr std::string_view kTunnelAddressAnnotation = "kubectl-fed.io/tunnel-address";
 
 struct HostCluster {
   std::shared_ptr<kube::DynamicClient> client;
   ClusterInfo info;
   ClusterIpam* ipam = nullptr;
+  // The host's own address on its tunnels (tunnel_addresses.hpp); empty: the first host's.
+  std::function<Result<std::string>()> tunnel_address;
 };
 
 class MembershipReconciler final : public kube::Reconciler {
@@ -66,6 +68,7 @@ class MembershipReconciler final : public kube::Reconciler {
   // The member's client, info and IPAM (cached); a failure is reported in the status.
   Result<std::shared_ptr<Member>> member(const nlohmann::json& fc);
   Result<std::string> tunnel_address(const nlohmann::json& fc);
+  Result<std::string> host_tunnel_address() const;
   Status set_finalizer(const nlohmann::json& fc, bool present);
   Status report(const nlohmann::json& fc, const std::string& reason, const std::string& message,
                 const nlohmann::json& networks, const nlohmann::json& tunnel, bool network_ready,
