@@ -8,10 +8,13 @@
 #include <spdlog/spdlog.h>
 
 #include "agent/manager/ha/observed_leader_publisher.hpp"
+#include "agent/manager/ha/state_replication.hpp"
 #include "agent/manager/hosts/host_reconciler.hpp"
 #include "agent/manager/membership/membership_controllers.hpp"
+#include "agent/manager/membership/tunnel_addresses.hpp"
 #include "agent/roles/api_config.hpp"
 #include "shared/fedapi/cluster_info.hpp"
+#include "shared/fedapi/group.hpp"
 #include "shared/fedapi/names.hpp"
 #include "shared/util/rfc3339.hpp"
 
@@ -55,10 +58,35 @@ Status ManagerRunner::start(const agent::RoleContext& ctx) {
   leader_metrics_ = std::make_unique<ha::LeaderMetrics>(ctx.metrics);
 
   manager_ = std::make_unique<kube::ControllerManager>(host);
+  if (elected) {
+    // The federation's host clusters are members of the etcd the managers elect through.
+    etcd::ClientOptions etcd_options;
+    etcd_options.endpoints = options_.election.etcd_endpoints;
+    etcd_options.tls = options_.election.etcd_tls;
+    FED_ASSIGN_OR_RETURN(hosts_etcd_, etcd::EtcdClient::create(std::move(etcd_options)));
+    // First of all: the host holds what the federation committed before anything reads it.
+    ha::add_state_replication(*manager_, *hosts_etcd_, [this]() -> std::optional<etcd::Compare> {
+      if (!elector_) return std::nullopt;
+      return elector_->fence();
+    });
+  }
   // A new leader allocates from what the previous one stored, not from what it read at start.
   manager_->add_runnable("host IPAM", [ipam = host_ipam_.get()] { return ipam->resume(); });
-  const Membership membership =
-      add_membership_controllers(*manager_, HostCluster{host, info, host_ipam_.get()});
+  HostCluster hub{host, info, host_ipam_.get(), {}};
+  if (elected) {
+    // Each host is the hub of its own tunnels with the members, at the address its
+    // FederationHost was given (the first host's without one: a federation older than that).
+    kube::Informer& hosts = manager_->informer(fedapi::ref(fedapi::kFederationHost, ""));
+    hub.tunnel_address = [&hosts, info]() -> Result<std::string> {
+      const auto own = hosts.store().get("", info.cluster_id);
+      const std::string address = own ? tunnel_address_of(*own) : "";
+      if (!address.empty()) return address;
+      if (info.cluster_id == info.federation()) return std::string(kFirstHostTunnelAddress);
+      return fail(ErrorCode::Unavailable, "FederationHost " + info.cluster_id +
+                                              " has no tunnel address yet (the leader gives it)");
+    };
+  }
+  const Membership membership = add_membership_controllers(*manager_, std::move(hub));
   ClusterIpam* ipam = host_ipam_.get();
   offload::add_offload_controllers(
       *manager_,
@@ -85,12 +113,7 @@ Status ManagerRunner::start(const agent::RoleContext& ctx) {
     announcer_ =
         std::jthread([this, announcement] { announce(announcement, announcing_.get_token()); });
   } else {
-    // The federation's host clusters are members of the etcd the managers elect through.
-    etcd::ClientOptions etcd_options;
-    etcd_options.endpoints = options_.election.etcd_endpoints;
-    etcd_options.tls = options_.election.etcd_tls;
-    FED_ASSIGN_OR_RETURN(hosts_etcd_, etcd::EtcdClient::create(std::move(etcd_options)));
-    hosts::add_host_controller(*manager_, *hosts_etcd_);
+    hosts::add_host_controller(*manager_, *hosts_etcd_, info.federation());
     manager_->start_caches();
     FED_TRY(start_election(identity));
   }

@@ -78,8 +78,9 @@ class ManagerRunner final : public agent::RoleRunner {
   std::unique_ptr<kube::EventRecorder> events_;  // about the federation's objects on the host
   std::unique_ptr<ha::LeaderPodLabel> pod_label_;
   std::unique_ptr<ha::LeaderMetrics> leader_metrics_;
-  // The host controller's etcd client (membership changes: seconds, not the election's
-  // sub-second timeouts); declared before manager_, whose controller uses it.
+  // The etcd client of the host controller and the state store (membership changes and state
+  // copies: seconds, not the election's sub-second timeouts); declared before manager_, whose
+  // components use it.
   std::unique_ptr<etcd::EtcdClient> hosts_etcd_;
   std::unique_ptr<kube::ControllerManager> manager_;
   std::unique_ptr<etcd::EtcdClient> election_etcd_;

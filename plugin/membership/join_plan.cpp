@@ -95,7 +95,7 @@ json credential_secret(const std::string& member, const std::string& kubeconfig)
                 {"namespace", std::string(fedapi::kNamespace)},
                 {"labels",
                  {{std::string(kPartOfLabel), std::string(kPartOfValue)},
-                  {"kubectl-fed.io/member", member}}}}}};
+                  {std::string(fedapi::kMemberCredentialLabel), member}}}}}};
   if (!kubeconfig.empty()) secret["data"] = {{"kubeconfig", util::base64_encode(kubeconfig)}};
   return secret;
 }

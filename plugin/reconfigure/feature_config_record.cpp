@@ -11,11 +11,8 @@ namespace {
 
 using nlohmann::json;
 
-const kube::GroupVersionResource kFeatureConfigs{std::string(fedapi::kGroup),
-                                                 std::string(fedapi::kVersion), "featureconfigs"};
-
 kube::ResourceRef ref(const std::string& name) {
-  return kube::ResourceRef{kFeatureConfigs, "", name, ""};
+  return fedapi::ref(fedapi::kFeatureConfig, name);
 }
 
 std::string now() {

@@ -22,6 +22,8 @@ inline constexpr std::string_view kClusterIdLabel = "kubectl-fed.io/cluster-id";
 // On the gateway node: the address peers reach it at, when neither its ExternalIP nor its
 // InternalIP is that address (`init/join --gateway-address`; the gateway's agent publishes it).
 inline constexpr std::string_view kGatewayAddressAnnotation = "kubectl-fed.io/gateway-address";
+// On a member's credential Secret in the host's kubectl-fed-system: the member's cluster id.
+inline constexpr std::string_view kMemberCredentialLabel = "kubectl-fed.io/member";
 
 // The spec's "not remapped" value of a network field: the network is used as announced.
 inline constexpr std::string_view kNone = "None";
@@ -47,6 +49,7 @@ inline constexpr Kind kNamespaceMap{"NamespaceMap", "namespacemaps", "NamespaceM
 inline constexpr Kind kDeploymentReplication{"DeploymentReplication", "deploymentreplications",
                                              "DeploymentReplicationList"};
 inline constexpr Kind kFederationHost{"FederationHost", "federationhosts", "FederationHostList"};
+inline constexpr Kind kFeatureConfig{"FeatureConfig", "featureconfigs", "FeatureConfigList"};
 
 // group/version/resource of `kind`, for the REST client.
 inline kube::GroupVersionResource gvr(const Kind& kind) {

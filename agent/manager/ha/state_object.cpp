@@ -113,7 +113,7 @@ RestorePlan plan_restore(const std::vector<std::pair<StateKey, nlohmann::json>>&
   for (const auto& [key, object] : want) {
     const auto it = have.find(key);
     if (it == have.end()) {
-      plan.create.push_back(stored_form(*object));
+      plan.create.emplace_back(key, stored_form(*object));
       continue;
     }
     const nlohmann::json target = stored_form(*object);
@@ -123,7 +123,7 @@ RestorePlan plan_restore(const std::vector<std::pair<StateKey, nlohmann::json>>&
     if (live_meta.contains("resourceVersion")) {
       update["metadata"]["resourceVersion"] = live_meta.at("resourceVersion");
     }
-    plan.update.push_back(std::move(update));
+    plan.update.emplace_back(key, std::move(update));
   }
   for (const auto& [key, object] : have) {
     if (!want.contains(key)) plan.remove.push_back(key);

@@ -61,10 +61,10 @@ bool same_state(const nlohmann::json& stored, const nlohmann::json& live);
 // What a new leader does to its host's API server so that it holds what etcd holds.
 struct RestorePlan {
   // Stored but not live: the stored form, to create.
-  std::vector<nlohmann::json> create;
+  std::vector<std::pair<StateKey, nlohmann::json>> create;
   // Live but different: the stored form with the live object's metadata.resourceVersion, so
   // that the update is refused (Conflict) if the object changed since it was listed.
-  std::vector<nlohmann::json> update;
+  std::vector<std::pair<StateKey, nlohmann::json>> update;
   // Live but not stored: to delete.
   std::vector<StateKey> remove;
 };

@@ -19,8 +19,9 @@ namespace fed::federation {
 
 class MemberConnections final {
  public:
-  // `credentials`, when given, caches the Secrets of its namespace (kMemberCredentialLabel);
-  // one not in it yet (just created by join) is read from the API server.
+  // `credentials`, when given, caches the Secrets of its namespace
+  // (fedapi::kMemberCredentialLabel); one not in it yet (just created by join) is read from the API
+  // server.
   explicit MemberConnections(std::shared_ptr<kube::DynamicClient> host,
                              const kube::Informer* credentials = nullptr)
       : host_(std::move(host)), credentials_(credentials) {}
@@ -42,9 +43,6 @@ class MemberConnections final {
   std::mutex mu_;
   std::map<std::string, Entry> entries_;
 };
-
-// The label join puts on a member's credential Secret (its value: the member's name).
-inline constexpr std::string_view kMemberCredentialLabel = "kubectl-fed.io/member";
 
 // A RestConfig from the kubeconfig text of a credential Secret (its current context).
 Result<kube::RestConfig> rest_config_from_kubeconfig_text(const std::string& text,

@@ -12,7 +12,7 @@ namespace fed::federation {
 Membership add_membership_controllers(kube::ControllerManager& manager, const HostCluster& host) {
   kube::Informer& clusters = manager.informer(fedapi::ref(fedapi::kFederatedCluster, ""));
   kube::InformerOptions credential_options;
-  credential_options.label_selector = std::string(kMemberCredentialLabel);
+  credential_options.label_selector = std::string(fedapi::kMemberCredentialLabel);
   kube::Informer& credentials =
       manager.informer(kube::ResourceRef{{"", "v1", "secrets"}, std::string(kNamespace), "", ""},
                        std::move(credential_options));

@@ -1,23 +1,31 @@
 #!/usr/bin/env bash
-# Several host clusters, one federation (docs/HA.md), on a testbed of its own (three clusters of
+# Several host clusters, one federation (docs/HA.md), on a testbed of its own (five clusters of
 # one node): `init` on c1, `host add c2` and `host add c3` — each host's federation etcd member
 # joins as a learner and is promoted by the leading manager, each host's managers stand by —
 # `host list` and `status` show them; bad input is refused with nothing written; c3 is removed
-# (its member leaves, kubectl-fed is deleted from it) and added again. Then the
-# leader's host c1 loses power (every process SIGKILLed at once): a manager of c2 or c3 leads,
-# publishes itself there with the next epoch, and the time it took is printed.
+# (its member leaves, kubectl-fed is deleted from it) and added again; c4 and c5 join as
+# members. Then the leader's host c1 loses power (every process SIGKILLed at once): a manager
+# of c2 or c3 leads, publishes itself there with the next epoch (the time it took is printed),
+# restores the federation from the federation etcd (docs/HA-STATE.md) — both members and all
+# three hosts are on its host — peers the members with its own host, leaving their tunnels with
+# c1 untouched, and offloads a new namespace through it.
 source "$(dirname "$0")/../lib.sh"
 FED=${KUBECTL_FED:-${FED_BINARY_DIR:?}/plugin/kubectl-fed}
 AGENT=${FED_BINARY_DIR:?}/agent/fed-agent
 [ -x "$FED" ] && [ -x "$AGENT" ] || fail "kubectl-fed and fed-agent must be built ($FED_BINARY_DIR)"
+WG=$(command -v wireguard-go) || fail "wireguard-go is not installed (scripts/bootstrap installs it)"
 work=$(mktemp -d)
 on_exit() {
   local rc=$?
   if [ "$rc" != 0 ]; then
-    for c in c1 c2 c3; do
+    # Members have no fed-etcd nor managers: nothing here may stop the teardown below.
+    for c in c1 c2 c3 c4 c5; do
       echo "--- $c: kubectl-fed-system"
-      k "$c" -n kubectl-fed-system get pods -o wide 2>&1 | tail -n 8
-      k "$c" -n kubectl-fed-system logs deploy/fed-etcd --tail 5 2>&1 | cut -c1-300
+      k "$c" -n kubectl-fed-system get pods -o wide 2>&1 | tail -n 8 || true
+      k "$c" -n kubectl-fed-system logs deploy/fed-etcd --tail 5 2>&1 | cut -c1-300 || true
+      for p in $(k "$c" -n kubectl-fed-system get pods -l app.kubernetes.io/name=fed-manager -o name 2>/dev/null || true); do
+        echo "--- $c: $p"; k "$c" -n kubectl-fed-system logs "$p" --tail 12 2>&1 | cut -c1-300 || true
+      done
     done
   fi
   "$TESTBED" down >/dev/null 2>&1 || true
@@ -33,9 +41,11 @@ ok_run() { run "$@"; [ "$(cat "$work/$1.rc")" = 0 ] || fail "kubectl fed ${*:2}:
 rc() { cat "$work/$1.rc"; }
 leader_of() { k "$1" -n kubectl-fed-system get cm fed-leader -o jsonpath='{.data.host} {.data.epoch}' 2>/dev/null; }
 
-"$TESTBED" up --clusters 3 --nodes 1 >/dev/null
-"$TESTBED" image fed.local/fed-agent:dev "$AGENT" >/dev/null
-export KUBECONFIG="$("$TESTBED" kubeconfig c1):$("$TESTBED" kubeconfig c2):$("$TESTBED" kubeconfig c3)"
+"$TESTBED" up --clusters 5 --nodes 1 >/dev/null
+"$TESTBED" image fed.local/fed-agent:dev "$AGENT" "$WG" >/dev/null
+KUBECONFIG=""
+for c in c1 c2 c3 c4 c5; do KUBECONFIG+="${KUBECONFIG:+:}$("$TESTBED" kubeconfig $c)"; done
+export KUBECONFIG
 
 ok_run init init --context c1 --gateway-address 172.31.0.1
 eventually 120 "c1's manager leads (fed-leader names host c1)" bash -c \
@@ -85,6 +95,15 @@ expect_eq "c3's etcd member left: c1 and c2 remain" "$(k c1 get federationhosts 
 expect_eq "nothing of kubectl-fed is left on c3" "$(k c3 get ns,deploy,ds,crd -A -l app.kubernetes.io/part-of=kubectl-fed -o name)" ""
 ok_run readd3 host add c3 --context c1 --host-context c3 --gateway-address 172.31.0.3 -o json
 expect_eq "c3 added again, a new member with data of its own" "$(jq -r '"\(.result) \(.hosts)"' "$work/readd3.out")" "added 3"
+# Two members, joined through the leader on c1.
+for i in 4 5; do
+  ok_run join$i join c$i --context c1 --member-context c$i --gateway-address 172.31.0.$i \
+    --member-api-endpoint https://172.31.0.10$i:6443 --wait --timeout 3m -o json
+  expect_eq "join c$i --wait" "$(jq -r .result "$work/join$i.out")" joined
+done
+run member host add c4 --context c1 --host-context c4
+[ "$(rc member)" != 0 ] && grep -q "member" "$work/member.err" && pass "host add of a member is refused: $(head -1 "$work/member.err")" || fail "host add c4: rc $(rc member): $(cat "$work/member.err")"
+c1_peerings=$(for c in c4 c5; do k $c get peering c1 -o jsonpath='{.metadata.uid} {.metadata.generation} {.spec.localTunnelAddress} {.spec.peerTunnelAddress};'; done)
 epoch=$(leader_of c1 | cut -d' ' -f2)
 # Every host says who leads: the others publish the leader they observe.
 for c in c2 c3; do
@@ -113,6 +132,26 @@ expect_eq "status on $new: it leads" "$(jq -r '.hosts[0].role' "$work/st.out")" 
 other=$([ "$new" = c2 ] && echo c3 || echo c2)
 eventually 30 "$other's fed-leader names the new leader on $new" bash -c \
   "[ \"\$(kubectl --kubeconfig $("$TESTBED" kubeconfig $other) -n kubectl-fed-system get cm fed-leader -o jsonpath='{.data.host} {.data.epoch}')\" = '$new $((epoch + 1))' ]"
+
+# The new leader resumes from the federation etcd: the membership and the hosts are on its
+# host, and it is the hub of its own tunnels with the members, at its own tunnel address.
+expect_eq "$new holds the federation's members, restored" "$(k "$new" get federatedclusters -o jsonpath='{.items[*].metadata.name}')" "c4 c5"
+expect_eq "$new holds the federation's hosts, restored" "$(k "$new" get federationhosts -o jsonpath='{.items[*].metadata.name}')" "c1 c2 c3"
+expect_eq "$new holds the members' credentials, restored" "$(k "$new" -n kubectl-fed-system get secrets -l kubectl-fed.io/member -o name | wc -l)" 2
+host_addr=$(k "$new" get federationhost "$new" -o jsonpath='{.metadata.annotations.kubectl-fed\.io/tunnel-address}')
+case "$host_addr" in 169.254.127.*) pass "$new's tunnel address: $host_addr" ;; *) fail "$new's tunnel address: '$host_addr'" ;; esac
+for c in c4 c5; do
+  eventually 120 "$c is peered with the new leader's host $new (tunnel Connected)" bash -c \
+    "[ \"\$(kubectl --kubeconfig $("$TESTBED" kubeconfig $c) get peering $new -o jsonpath='{.status.tunnel.state} {.spec.peerTunnelAddress}' 2>/dev/null)\" = 'Connected $host_addr' ]"
+done
+eventually 60 "status on $new: both members Ready" bash -c \
+  "[ \"\$('$FED' status --context $new -o json | jq -r '[.members[] | .conditions[] | select(.type == \"Ready\") | .status] | join(\",\")')\" = True,True ]"
+expect_eq "the members' Peerings with c1 are untouched (uid, generation, tunnel addresses)" \
+  "$(for c in c4 c5; do k $c get peering c1 -o jsonpath='{.metadata.uid} {.metadata.generation} {.spec.localTunnelAddress} {.spec.peerTunnelAddress};'; done)" "$c1_peerings"
+k "$new" create namespace after-failover >/dev/null
+ok_run offnew offload namespace after-failover --context "$new" --wait --timeout 90s -o json
+expect_eq "offload of a new namespace through the new leader" "$(jq -r '[.phase, .remoteNamespace] | join(" ")' "$work/offnew.out")" "Ready after-failover-$new"
+expect_eq "its replicas on both members" "$(for c in c4 c5; do k $c get ns "after-failover-$new" -o name; done | wc -l)" 2
 
 "$TESTBED" down >/dev/null
 expect_eq "nothing of the testbed is left" "$("$TESTBED" leftovers)" ""

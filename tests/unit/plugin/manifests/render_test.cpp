@@ -264,7 +264,8 @@ TEST_CASE(
         std::set<std::string>{"kubectl-fed-manager-virtual-nodes-only",
                               "kubectl-fed-manager-virtual-node-pods-only",
                               "kubectl-fed-manager-own-kubelet-serving-csrs-only",
-                              "kubectl-fed-manager-replicas-only"});
+                              "kubectl-fed-manager-replicas-only",
+                              "kubectl-fed-manager-secrets-only"});
   // Deployment replication: Deployments written only through the policy (replicas), never patched.
   CHECK(manager.count("apps|deployments|create") == 1);
   CHECK(manager.count("apps|deployments|patch") == 0);
@@ -287,8 +288,10 @@ TEST_CASE(
   CHECK(hook["namespaceSelector"]["matchExpressions"][0]["values"] == json::array({""}));
   CHECK(hook["clientConfig"]["service"]["name"] == "fed-manager-webhook");
   CHECK(names_of_kind(*host, "Service") == std::set<std::string>{"fed-manager-webhook"});
-  CHECK(rules(find(*host, "Role", "kubectl-fed:manager"))
-            .count(R"(|secrets|update|["fed-manager-webhook-tls"])") == 1);
+  // Secrets: updated and deleted (a new leader restores the member credentials) through the
+  // policy only, which keeps them to those and the webhook's TLS Secret.
+  CHECK(rules(find(*host, "Role", "kubectl-fed:manager")).count("|secrets|delete") == 1);
+  CHECK(manager.count("|secrets|update") == 0);  // namespaced only
   CHECK(manager.count("coordination.k8s.io|leases|create") == 0);  // namespaced, below
   const json& leases = find(*host, "Role", "kubectl-fed:manager-node-leases");
   CHECK(leases["metadata"]["namespace"] == "kube-node-lease");  // not moved with --namespace

@@ -175,7 +175,7 @@ TEST_CASE("the leader's state round-trips through etcd; a deposed leader's write
                                                {s1, secret_object("c1-credentials", "dG9rZW4=")}});
   CHECK(plan.create.empty());
   REQUIRE(plan.update.size() == 1);
-  CHECK(plan.update[0]["spec"]["endpoint"] == "https://c1-moved");
+  CHECK(plan.update[0].second["spec"]["endpoint"] == "https://c1-moved");
   CHECK(plan.remove == std::vector<StateKey>{c2});
 
   // A value that is not an object is reported with its key, not skipped.

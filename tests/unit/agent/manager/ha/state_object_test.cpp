@@ -159,12 +159,12 @@ TEST_CASE("a restore creates what only etcd has, updates what differs, removes t
   const RestorePlan plan = plan_restore(stored, host);
   // Sorted by key: kind, then namespace, then name.
   REQUIRE(plan.create.size() == 2);
-  CHECK(plan.create[0] == cluster("c3", "https://c3"));
-  CHECK(plan.create[1] == secret);
+  CHECK(plan.create[0].second == cluster("c3", "https://c3"));
+  CHECK(plan.create[1].second == secret);
   REQUIRE(plan.update.size() == 1);
   json want = cluster("c2", "https://c2-new");
   want["metadata"]["resourceVersion"] = "20";  // the update is refused if c2 moved since
-  CHECK(plan.update[0] == want);
+  CHECK(plan.update[0].second == want);
   CHECK(plan.remove == std::vector<StateKey>{c4});
 
   // Listing order does not matter.

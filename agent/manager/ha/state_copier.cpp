@@ -1,0 +1,57 @@
+#include "agent/manager/ha/state_copier.hpp"
+
+#include <spdlog/spdlog.h>
+
+namespace fed::ha {
+
+void StateMirror::reset(const std::vector<std::pair<StateKey, nlohmann::json>>& stored) {
+  std::lock_guard lock(mu_);
+  values_.clear();
+  for (const auto& [key, object] : stored) values_[key] = stored_form(object).dump();
+}
+
+bool StateMirror::holds(const StateKey& key, const std::string& stored_form) const {
+  std::lock_guard lock(mu_);
+  const auto it = values_.find(key);
+  return it != values_.end() && it->second == stored_form;
+}
+
+bool StateMirror::has(const StateKey& key) const {
+  std::lock_guard lock(mu_);
+  return values_.contains(key);
+}
+
+void StateMirror::put(const StateKey& key, std::string stored_form) {
+  std::lock_guard lock(mu_);
+  values_[key] = std::move(stored_form);
+}
+
+void StateMirror::remove(const StateKey& key) {
+  std::lock_guard lock(mu_);
+  values_.erase(key);
+}
+
+StateCopier::StateCopier(const ReplicatedKind& kind, kube::Informer& informer, StateStore& store,
+                         StateMirror& mirror)
+    : kind_(kind), informer_(informer), store_(store), mirror_(mirror) {}
+
+Result<kube::Requeue> StateCopier::reconcile(const kube::Request& request) {
+  const StateKey key{kind_.key_kind(), request.ns, request.name};
+  const auto object = informer_.store().get(request.ns, request.name);
+  if (!object) {
+    if (!mirror_.has(key)) return kube::Requeue{};
+    FED_TRY(store_.remove(key));
+    mirror_.remove(key);
+    spdlog::debug("state: {} removed from the federation etcd", to_string(key));
+    return kube::Requeue{};
+  }
+  const nlohmann::json stored = stored_form(typed(kind_, *object));
+  std::string bytes = stored.dump();
+  if (mirror_.holds(key, bytes)) return kube::Requeue{};
+  FED_TRY(store_.put(key, stored));
+  mirror_.put(key, std::move(bytes));
+  spdlog::debug("state: {} copied to the federation etcd", to_string(key));
+  return kube::Requeue{};
+}
+
+}  // namespace fed::ha
