@@ -65,7 +65,8 @@ bool wanted(std::string_view path, FederationRole role) {
     // Membership and offloading are the host's business; members get the peering kinds.
     for (std::string_view host_only :
          {"federatedclusters", "endpointmappings", "directpeerings", "namespaceoffloadings",
-          "namespacemaps", "featureconfigs", "deploymentreplications", "federationhosts"}) {
+          "namespacemaps", "featureconfigs", "deploymentreplications", "federationhosts",
+          "federationleaders"}) {
       if (path.find(host_only) != std::string_view::npos) return role == FederationRole::Host;
     }
     return true;

@@ -49,6 +49,8 @@ inline constexpr Kind kNamespaceMap{"NamespaceMap", "namespacemaps", "NamespaceM
 inline constexpr Kind kDeploymentReplication{"DeploymentReplication", "deploymentreplications",
                                              "DeploymentReplicationList"};
 inline constexpr Kind kFederationHost{"FederationHost", "federationhosts", "FederationHostList"};
+inline constexpr Kind kFederationLeader{"FederationLeader", "federationleaders",
+                                        "FederationLeaderList"};
 inline constexpr Kind kFeatureConfig{"FeatureConfig", "featureconfigs", "FeatureConfigList"};
 
 // group/version/resource of `kind`, for the REST client.

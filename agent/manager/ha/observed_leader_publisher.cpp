@@ -15,11 +15,11 @@ std::string host_of_identity(const std::string& identity) {
 
 std::optional<LeaderAnnouncement> observed_announcement(const std::optional<LeaderRecord>& observed,
                                                         const std::string& own_host) {
-  if (!observed) return LeaderAnnouncement{"None", "", 0, "", std::nullopt};
+  if (!observed) return LeaderAnnouncement{"None", "", 0, "", std::nullopt, false};
   const std::string host = host_of_identity(observed->holder);
   if (host == own_host) return std::nullopt;
-  return LeaderAnnouncement{observed->holder, host, observed->epoch, observed->acquired_at,
-                            std::nullopt};
+  return LeaderAnnouncement{observed->holder,      host,         observed->epoch,
+                            observed->acquired_at, std::nullopt, false};
 }
 
 ObservedLeaderPublisher::ObservedLeaderPublisher(std::shared_ptr<kube::DynamicClient> client,
@@ -52,14 +52,10 @@ void ObservedLeaderPublisher::run(std::stop_token stop) {
     }
     const auto announcement = observed_announcement(observed, own_host_);
     if (!announcement) continue;
-    auto applied = client_->apply(federation::configmap_ref(fedapi::kLeaderConfigMap),
-                                  leader_configmap(*announcement),
-                                  kube::ApplyOptions{std::string(kLeaderFieldManager), true});
-    if (!applied) {
+    if (auto applied = apply_leader(*client_, *announcement); !applied) {
       // The next change publishes again; a stale fed-leader on a follower misleads nobody
       // about safety (status says it is what this host observed).
-      spdlog::warn("manager: publishing the observed leader in ConfigMap {}: {}",
-                   fedapi::kLeaderConfigMap, applied.error().to_error().message());
+      spdlog::warn("manager: publishing the observed leader: {}", applied.error().message());
     }
   }
 }

@@ -148,6 +148,19 @@ eventually 60 "status on $new: both members Ready" bash -c \
   "[ \"\$('$FED' status --context $new -o json | jq -r '[.members[] | .conditions[] | select(.type == \"Ready\") | .status] | join(\",\")')\" = True,True ]"
 expect_eq "the members' Peerings with c1 are untouched (uid, generation, tunnel addresses)" \
   "$(for c in c4 c5; do k $c get peering c1 -o jsonpath='{.metadata.uid} {.metadata.generation} {.spec.localTunnelAddress} {.spec.peerTunnelAddress};'; done)" "$c1_peerings"
+# A federation write on a follower is refused, naming the leader's host; nothing is written.
+cat >"$work/fc.yaml" <<EOF
+apiVersion: fed.kubectl-fed.io/v1alpha1
+kind: FederatedCluster
+metadata: {name: c9}
+spec: {clusterID: c9, apiEndpoint: "https://127.0.0.1:1", credentialSecretRef: {name: c9-credentials, namespace: kubectl-fed-system}}
+EOF
+set +e; k "$other" create -f "$work/fc.yaml" >"$work/follower.out" 2>&1; follower_rc=$?; set -e
+[ "$follower_rc" != 0 ] && grep -q "follower: the federation's leader is on host $new" "$work/follower.out" &&
+  pass "a FederatedCluster created on the follower $other is refused: $(head -c 200 "$work/follower.out")" ||
+  fail "create on the follower $other: rc $follower_rc: $(cat "$work/follower.out")"
+expect_eq "nothing was written on $other" "$(k "$other" get federatedclusters -o name)" ""
+expect_eq "$other's FederationLeader: a follower of $new" "$(k "$other" get federationleader fed-leader -o jsonpath='{.spec.role} {.spec.host}')" "follower $new"
 k "$new" create namespace after-failover >/dev/null
 ok_run offnew offload namespace after-failover --context "$new" --wait --timeout 90s -o json
 expect_eq "offload of a new namespace through the new leader" "$(jq -r '[.phase, .remoteNamespace] | join(" ")' "$work/offnew.out")" "Ready after-failover-$new"

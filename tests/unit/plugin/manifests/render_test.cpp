@@ -145,7 +145,7 @@ TEST_CASE("host and member objects; the image is substituted") {
             "endpointmappings.fed.kubectl-fed.io", "directpeerings.fed.kubectl-fed.io",
             "namespaceoffloadings.fed.kubectl-fed.io", "namespacemaps.fed.kubectl-fed.io",
             "featureconfigs.fed.kubectl-fed.io", "deploymentreplications.fed.kubectl-fed.io",
-            "federationhosts.fed.kubectl-fed.io"});
+            "federationhosts.fed.kubectl-fed.io", "federationleaders.fed.kubectl-fed.io"});
   CHECK(names_of_kind(*host, "Deployment") == std::set<std::string>{"fed-manager", "fed-etcd"});
   CHECK(names_of_kind(*host, "DaemonSet") == std::set<std::string>{"fed-agent"});
   CHECK(names_of_kind(*host, "ServiceAccount") ==
@@ -261,11 +261,19 @@ TEST_CASE(
   CHECK(manager.count("|pods|create") == 0);
   CHECK(manager.count("|pods/status|update") == 1);
   CHECK(names_of_kind(*host, "ValidatingAdmissionPolicy") ==
-        std::set<std::string>{"kubectl-fed-manager-virtual-nodes-only",
-                              "kubectl-fed-manager-virtual-node-pods-only",
-                              "kubectl-fed-manager-own-kubelet-serving-csrs-only",
-                              "kubectl-fed-manager-replicas-only",
-                              "kubectl-fed-manager-secrets-only"});
+        std::set<std::string>{
+            "kubectl-fed-manager-virtual-nodes-only", "kubectl-fed-manager-virtual-node-pods-only",
+            "kubectl-fed-manager-own-kubelet-serving-csrs-only",
+            "kubectl-fed-manager-replicas-only", "kubectl-fed-manager-secrets-only",
+            "kubectl-fed-leader-host-writes-only"});
+  // The federation's writes on a follower host are refused, by the host's fed-leader.
+  const json& leader_only =
+      find(*host, "ValidatingAdmissionPolicyBinding", "kubectl-fed-leader-host-writes-only");
+  CHECK(leader_only["spec"]["paramRef"] ==
+        json{{"name", "fed-leader"}, {"parameterNotFoundAction", "Allow"}});
+  CHECK(find(*host, "ValidatingAdmissionPolicy",
+             "kubectl-fed-leader-host-writes-only")["spec"]["paramKind"] ==
+        json{{"apiVersion", "fed.kubectl-fed.io/v1alpha1"}, {"kind", "FederationLeader"}});
   // Deployment replication: Deployments written only through the policy (replicas), never patched.
   CHECK(manager.count("apps|deployments|create") == 1);
   CHECK(manager.count("apps|deployments|patch") == 0);
@@ -291,7 +299,7 @@ TEST_CASE(
   // Secrets: updated and deleted (a new leader restores the member credentials) through the
   // policy only, which keeps them to those and the webhook's TLS Secret.
   CHECK(rules(find(*host, "Role", "kubectl-fed:manager")).count("|secrets|delete") == 1);
-  CHECK(manager.count("|secrets|update") == 0);  // namespaced only
+  CHECK(manager.count("|secrets|update") == 0);                    // namespaced only
   CHECK(manager.count("coordination.k8s.io|leases|create") == 0);  // namespaced, below
   const json& leases = find(*host, "Role", "kubectl-fed:manager-node-leases");
   CHECK(leases["metadata"]["namespace"] == "kube-node-lease");  // not moved with --namespace

@@ -83,7 +83,7 @@ TEST_CASE("the own pod comes from POD_NAME and POD_NAMESPACE, the federation's b
   CHECK(own_pod_from_env()->ns == "other");
 }
 
-TEST_CASE("fed-leader carries holder, host, epoch, since and the failover when known") {
+TEST_CASE("fed-leader carries holder, host, epoch, since, role and the failover when known") {
   const json cm = leader_configmap(kTakeover);
   CHECK(cm["apiVersion"] == "v1");
   CHECK(cm["kind"] == "ConfigMap");
@@ -94,6 +94,7 @@ TEST_CASE("fed-leader carries holder, host, epoch, since and the failover when k
                            {"host", "c1"},
                            {"epoch", "3"},
                            {"since", "2026-11-26T19:00:00Z"},
+                           {"role", "leader"},
                            {"failoverSeconds", "0.712"}});
   LeaderAnnouncement first = kTakeover;
   first.failover.reset();
@@ -163,13 +164,13 @@ TEST_CASE("without a pod the label is never written and always settled") {
   CHECK(api.server.request_count() == 0);
 }
 
-TEST_CASE("publishing applies fed-leader, then records LeaderElected on it") {
+TEST_CASE("publishing applies fed-leader (ConfigMap and FederationLeader), then the Event") {
   ApiServer api;
   auto client = api.client();
   kube::EventRecorder events(client, kube::EventSource{"fed-agent-manager", ""});
   REQUIRE(publish_leader(*client, events, kTakeover));
   const auto requests = api.server.requests();
-  REQUIRE(requests.size() == 2);
+  REQUIRE(requests.size() == 3);
   CHECK(requests[0].method == "PATCH");
   CHECK(requests[0].path == "/api/v1/namespaces/kubectl-fed-system/configmaps/fed-leader");
   CHECK(requests[0].header("content-type") == "application/apply-patch+yaml");
@@ -177,9 +178,22 @@ TEST_CASE("publishing applies fed-leader, then records LeaderElected on it") {
   CHECK(requests[0].param("force") == "true");
   CHECK(json::parse(requests[0].body) == leader_configmap(kTakeover));
 
-  CHECK(requests[1].method == "POST");
-  CHECK(requests[1].path == "/api/v1/namespaces/kubectl-fed-system/events");
-  const json event = json::parse(requests[1].body);
+  // The follower policy's parameter: the same, cluster-scoped, without the failover.
+  CHECK(requests[1].method == "PATCH");
+  CHECK(requests[1].path == "/apis/fed.kubectl-fed.io/v1alpha1/federationleaders/fed-leader");
+  CHECK(requests[1].param("force") == "true");
+  const json param = json::parse(requests[1].body);
+  CHECK(param == leader_object(kTakeover));
+  CHECK(param["kind"] == "FederationLeader");
+  CHECK(param["spec"] == json{{"holder", "fed-manager-abc_12"},
+                              {"host", "c1"},
+                              {"epoch", "3"},
+                              {"since", "2026-11-26T19:00:00Z"},
+                              {"role", "leader"}});
+
+  CHECK(requests[2].method == "POST");
+  CHECK(requests[2].path == "/api/v1/namespaces/kubectl-fed-system/events");
+  const json event = json::parse(requests[2].body);
   CHECK(event["involvedObject"] == json{{"apiVersion", "v1"},
                                         {"kind", "ConfigMap"},
                                         {"name", "fed-leader"},
@@ -196,7 +210,8 @@ TEST_CASE("a failed publish is retried a few times, then given up") {
   kube::EventRecorder events(client, kube::EventSource{"fed-agent-manager", ""});
   api.failures = 2;
   CHECK(publish_leader_with_retries(*client, events, kTakeover, {}, 5, 1ms));
-  CHECK(api.server.request_count() == 4);  // two refused applies, one apply, one Event
+  // Two refused ConfigMap applies, then the ConfigMap, the FederationLeader and the Event.
+  CHECK(api.server.request_count() == 5);
 
   ApiServer down;
   down.failures = 1000;

@@ -21,10 +21,14 @@ TEST_CASE("the observed leader as a follower host publishes it") {
   CHECK(on_c2->since == "2026-11-26T22:00:00Z");
   CHECK_FALSE(on_c2->failover);  // only the leader knows it
   CHECK(leader_configmap(*on_c2)["data"]["host"] == "c1");
+  // c2 is a follower: the policy refuses the federation's writes there, naming c1.
+  CHECK(leader_configmap(*on_c2)["data"]["role"] == "follower");
 
   CHECK_FALSE(observed_announcement(record, "c1"));  // the leader's host: it publishes itself
 
   auto none = observed_announcement(std::nullopt, "c2");
   REQUIRE(none);
   CHECK(leader_configmap(*none)["data"]["holder"] == "None");
+  CHECK(leader_configmap(*none)["data"]["host"] == "");
+  CHECK(leader_configmap(*none)["data"]["role"] == "follower");
 }
