@@ -13,7 +13,9 @@ Result<HostConnection> connect_host(const GlobalOptions& global) {
     return fail(ErrorCode::NotFound,
                 "the current cluster is not a federation host: pass the host's --context");
   }
-  return HostConnection{std::move(client), identity->cluster_id};
+  std::string federation =
+      identity->federation_id.empty() ? identity->cluster_id : identity->federation_id;
+  return HostConnection{std::move(client), identity->cluster_id, std::move(federation)};
 }
 
 Result<std::string> command_namespace(const GlobalOptions& global) {

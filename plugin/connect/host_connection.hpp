@@ -15,7 +15,8 @@ namespace fed::plugin {
 
 struct HostConnection {
   std::shared_ptr<kube::DynamicClient> client;
-  std::string cluster_id;  // the host's id (its federation ConfigMap)
+  std::string cluster_id;     // the host's id (its federation ConfigMap)
+  std::string federation_id;  // the federation's: its first host's id (docs/HA.md)
 };
 
 // A client for the host of --context/--kubeconfig. NotFound when the cluster is not a

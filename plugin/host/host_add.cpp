@@ -5,7 +5,7 @@
 #include <ostream>
 
 #include "plugin/connect/cluster_facts.hpp"
-#include "plugin/connect/host_connection.hpp"
+#include "plugin/connect/leader_connection.hpp"
 #include "plugin/connect/poll.hpp"
 #include "plugin/host/host.hpp"
 #include "plugin/host/host_checks.hpp"
@@ -50,9 +50,9 @@ Result<std::string> cluster_uid(kube::DynamicClient& client) {
 }  // namespace
 
 Status run_host_add(const GlobalOptions& global, const HostOptions& o, Output& out) {
-  FED_ASSIGN_OR_RETURN(auto first, connect_host(global));
-  FED_ASSIGN_OR_RETURN(auto first_identity, fetch_identity(*first.client));
-  const std::string federation = first_identity ? first_identity->federation_id : first.cluster_id;
+  // The leader's host: its manager is the one that acts on FederationHosts.
+  FED_ASSIGN_OR_RETURN(auto first, connect_leader_host(global, out.err()));
+  const std::string& federation = first.federation_id;
   if (o.name == first.cluster_id) {
     return fail(ErrorCode::Invalid, o.name + " is the host of --context already");
   }
@@ -106,7 +106,6 @@ Status run_host_add(const GlobalOptions& global, const HostOptions& o, Output& o
     return ok();
   }
 
-  FED_TRY(check_leader_here(*first.client, first.cluster_id));
   out.progress("Registering host " + o.name + " with the leading manager on " + first.cluster_id +
                "...");
   FED_TRY(register_host(*first.client, member, out));

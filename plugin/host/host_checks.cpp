@@ -7,28 +7,6 @@ namespace fed::plugin {
 
 using nlohmann::json;
 
-Status check_leader_here(kube::DynamicClient& first, const std::string& first_id) {
-  auto cm = first.get(kube::ResourceRef{{"", "v1", "configmaps"},
-                                        std::string(fedapi::kNamespace),
-                                        std::string(fedapi::kLeaderConfigMap),
-                                        ""});
-  if (!cm) {
-    return fail(ErrorCode::Unavailable,
-                "no manager leads the federation (no ConfigMap fed-leader on " + first_id +
-                    "): kubectl fed status --context " + first_id);
-  }
-  const json data = cm->value("data", json::object());
-  const std::string host = data.value("host", ""), holder = data.value("holder", "None");
-  if (holder == "None" || host.empty()) {
-    return fail(ErrorCode::Unavailable, "no manager leads the federation: kubectl fed status");
-  }
-  if (host != first_id) {
-    return fail(ErrorCode::Invalid,
-                "the federation's leader runs on host " + host + ": pass --context " + host);
-  }
-  return ok();
-}
-
 std::string ready_status(const json& object) {
   const auto conditions = fedapi::read_conditions(object.value("status", json::object()));
   const fedapi::Condition* ready = fedapi::find_condition(conditions, "Ready");

@@ -10,10 +10,6 @@
 
 namespace fed::plugin {
 
-// The federation's leader must run on the cluster of --context: its manager is the one that
-// acts on FederationHosts. Unavailable when nobody leads; Invalid naming the leader's host.
-Status check_leader_here(kube::DynamicClient& first, const std::string& first_id);
-
 // The status of the object's Ready condition: "True", "False", or "Unknown" without one.
 std::string ready_status(const nlohmann::json& object);
 

@@ -6,7 +6,7 @@
 #include <ostream>
 
 #include "plugin/connect/cluster_facts.hpp"
-#include "plugin/connect/host_connection.hpp"
+#include "plugin/connect/leader_connection.hpp"
 #include "plugin/connect/poll.hpp"
 #include "plugin/host/host.hpp"
 #include "plugin/host/host_checks.hpp"
@@ -18,14 +18,16 @@ namespace fed::plugin {
 using nlohmann::json;
 
 Status run_host_remove(const GlobalOptions& global, const HostOptions& o, Output& out) {
-  FED_ASSIGN_OR_RETURN(auto first, connect_host(global));
-  FED_TRY(check_leader_here(*first.client, first.cluster_id));
+  FED_ASSIGN_OR_RETURN(auto first, connect_leader_host(global, out.err()));
   if (o.name == first.cluster_id) {
     return fail(ErrorCode::Invalid,
                 o.name +
-                    " runs the federation's leader: removing the leader's host is not "
-                    "supported yet (the federation's objects are not replicated to the "
-                    "other hosts; docs/HA.md)");
+                    " runs the federation's leader: hand leadership over first — scale its "
+                    "managers to 0 (kubectl -n kubectl-fed-system scale deploy/fed-manager "
+                    "--replicas 0 --context <" +
+                    o.name +
+                    ">), and run host remove with "
+                    "--context for the new leader's host (docs/HA.md)");
   }
   FED_ASSIGN_OR_RETURN(auto hosts,
                        first.client->list_all(fedapi::ref(fedapi::kFederationHost, "")));

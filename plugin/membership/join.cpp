@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "plugin/connect/cluster_facts.hpp"
+#include "plugin/connect/leader_connection.hpp"
 #include "plugin/connect/rest_config.hpp"
 #include "plugin/manifests/apply.hpp"
 #include "plugin/membership/join_plan.hpp"
@@ -117,11 +118,11 @@ Result<MemberToken> wait_for_token(kube::DynamicClient& member, const std::strin
                   " has no token yet; is kube-controller-manager running there?");
 }
 
-json result_doc(const JoinOptions& o, const std::string& host_id, std::string_view result,
-                const std::vector<AppliedObject>& member_side,
+json result_doc(const JoinOptions& o, const std::string& federation, const std::string& host_id,
+                std::string_view result, const std::vector<AppliedObject>& member_side,
                 const std::vector<AppliedObject>& host_side) {
   json doc{{"member", o.member},
-           {"federation", host_id},
+           {"federation", federation},
            {"result", result},
            {"objects", json::array()}};
   for (const auto* side : {&member_side, &host_side}) {
@@ -206,16 +207,19 @@ Status run_join(const GlobalOptions& global, const JoinOptions& o, Output& out) 
   FED_TRY(validate_join_flags(o));
   FED_ASSIGN_OR_RETURN(auto labels, parse_cluster_labels(o.cluster_labels));
 
-  // The host: initialised, and not the member itself.
-  FED_ASSIGN_OR_RETURN(auto host_config, rest_config_for(global));
-  FED_ASSIGN_OR_RETURN(auto host, kube::DynamicClient::create(std::move(host_config)));
-  FED_ASSIGN_OR_RETURN(auto host_identity, fetch_identity(*host));
-  if (!host_identity || host_identity->role != FederationRole::Host) {
+  // The host: initialised, the federation's leader's (docs/HA.md), and not the member itself.
+  auto leader = connect_leader_host(global, out.err());
+  if (!leader && leader.error().code() == ErrorCode::NotFound &&
+      leader.error().message().starts_with("the current cluster is not a federation host")) {
     return fail(ErrorCode::NotFound,
                 "the current cluster is not a federation host: run kubectl fed init there first, "
                 "or pass the host's --context");
   }
-  const std::string host_id = host_identity->cluster_id;
+  if (!leader) return Unexpected(leader.error());
+  auto host = leader->client;
+  const std::string host_id = leader->cluster_id;
+  // With several hosts the federation is named after its first one, which members record.
+  const std::string federation = leader->federation_id;
   if (o.member == host_id) {
     return fail(ErrorCode::Invalid, "MEMBER " + o.member +
                                         " is the host's own cluster id; "
@@ -225,14 +229,14 @@ Status run_join(const GlobalOptions& global, const JoinOptions& o, Output& out) 
   // The member: reachable, and free to join.
   FED_ASSIGN_OR_RETURN(auto member, connect_member(global, o.member_flags, o.member, ""));
   FED_ASSIGN_OR_RETURN(auto member_identity, fetch_identity(*member.client));
-  FED_TRY(check_member_identity(member_identity, o.member, host_id));
+  FED_TRY(check_member_identity(member_identity, o.member, federation));
   {
     auto joined = host->get(fedapi::ref(fedapi::kFederatedCluster, o.member));
     if (!joined && !joined.error().is_not_found()) {
       return fail(joined.error().code(), "reading federatedcluster/" + o.member + " on the host: " +
                                              joined.error().to_error().message());
     }
-    FED_TRY(check_not_retargeted(joined.has_value(), member_identity, o.member, host_id));
+    FED_TRY(check_not_retargeted(joined.has_value(), member_identity, o.member, federation));
   }
   FED_ASSIGN_OR_RETURN(auto nodes, list_nodes(*member.client));
   std::string pod_cidr, service_cidr;
@@ -249,7 +253,8 @@ Status run_join(const GlobalOptions& global, const JoinOptions& o, Output& out) 
     service_cidr = services.str();
   }
   FED_ASSIGN_OR_RETURN(auto gateway, pick_gateway_node(nodes, o.gateway_node));
-  const ClusterIdentity identity{o.member, FederationRole::Member, pod_cidr, service_cidr, host_id};
+  const ClusterIdentity identity{o.member, FederationRole::Member, pod_cidr, service_cidr,
+                                 federation};
   const RenderOptions render{
       o.image, std::string(fedapi::kNamespace),
       TenancySettings{o.namespace_quota, o.share_cpu, o.share_memory, pod_cidr}, o.direct_routing,
@@ -302,7 +307,7 @@ Status run_join(const GlobalOptions& global, const JoinOptions& o, Output& out) 
 
   const bool noop = already_joined(member_side, host_side, labelled);
   const std::string_view result = noop ? "alreadyJoined" : live_fc ? "updated" : "joined";
-  json doc = result_doc(o, host_id, result, member_side, host_side);
+  json doc = result_doc(o, federation, host_id, result, member_side, host_side);
   doc["gatewayNode"] = gateway;
   if (o.wait) {
     const auto started = std::chrono::steady_clock::now();

@@ -5,7 +5,7 @@
 #include <memory>
 #include <ostream>
 
-#include "plugin/connect/host_connection.hpp"
+#include "plugin/connect/leader_connection.hpp"
 #include "plugin/connect/poll.hpp"
 #include "plugin/manifests/render.hpp"
 #include "plugin/membership/membership_validation.hpp"
@@ -109,7 +109,7 @@ std::string direct_peering_name(const std::string& a, const std::string& b) {
 
 Status run_peer(const GlobalOptions& global, const PeerOptions& o, Output& out) {
   FED_TRY(validate_peer_args(o));
-  FED_ASSIGN_OR_RETURN(auto connection, connect_host(global));
+  FED_ASSIGN_OR_RETURN(auto connection, connect_leader_host(global, out.err()));
   auto& host = connection.client;
   const std::string a = std::min(o.a, o.b), b = std::max(o.a, o.b);
   const std::string name = direct_peering_name(a, b);

@@ -7,7 +7,7 @@
 #include <thread>
 
 #include "plugin/connect/cluster_facts.hpp"
-#include "plugin/connect/host_connection.hpp"
+#include "plugin/connect/leader_connection.hpp"
 #include "plugin/membership/join_plan.hpp"
 #include "plugin/membership/member_cleanup.hpp"
 #include "plugin/membership/membership_validation.hpp"
@@ -109,9 +109,10 @@ Status run_unjoin(const GlobalOptions& global, const UnjoinOptions& o, Output& o
     return fail(ErrorCode::Invalid, "unjoin needs the MEMBER name, e.g. kubectl fed unjoin c3");
   }
   FED_TRY(validate_cluster_id(o.member, "MEMBER"));
-  FED_ASSIGN_OR_RETURN(auto connection, connect_host(global));
+  FED_ASSIGN_OR_RETURN(auto connection, connect_leader_host(global, out.err()));
   auto& host = connection.client;
   const std::string host_id = connection.cluster_id;
+  const std::string& federation = connection.federation_id;
 
   // Connect first: an unreachable member must not leave a half-done unjoin behind, unless
   // --force says the member is gone.
@@ -120,10 +121,10 @@ Status run_unjoin(const GlobalOptions& global, const UnjoinOptions& o, Output& o
   // And check it is that member before anything is deleted on either side.
   if (member) {
     FED_ASSIGN_OR_RETURN(auto identity, fetch_identity(*member->client));
-    FED_TRY(check_unjoin_target(identity, o.member, host_id, o.force));
+    FED_TRY(check_unjoin_target(identity, o.member, federation, o.force));
   }
 
-  json doc{{"member", o.member}, {"federation", host_id}, {"deleted", json::array()}};
+  json doc{{"member", o.member}, {"federation", federation}, {"deleted", json::array()}};
   FED_ASSIGN_OR_RETURN(auto had_fc, delete_federated_cluster(*host, o, out));
   if (had_fc)
     doc["deleted"].push_back({{"cluster", host_id}, {"object", "federatedcluster/" + o.member}});
@@ -152,7 +153,7 @@ Status run_unjoin(const GlobalOptions& global, const UnjoinOptions& o, Output& o
       os << d["cluster"].get<std::string>() << ": " << d["object"].get<std::string>()
          << " deleted\n";
     }
-    os << "member " << o.member << " left federation " << host_id << "\n";
+    os << "member " << o.member << " left federation " << federation << "\n";
   });
   return ok();
 }

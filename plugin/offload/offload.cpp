@@ -6,7 +6,7 @@
 #include <ostream>
 
 #include "plugin/cli/cluster_selector_flag.hpp"
-#include "plugin/connect/host_connection.hpp"
+#include "plugin/connect/leader_connection.hpp"
 #include "plugin/connect/poll.hpp"
 #include "plugin/manifests/render.hpp"
 #include "plugin/offload/reflection_grant.hpp"
@@ -226,7 +226,7 @@ std::string no_cluster_warning(kube::DynamicClient& host, const json& desired) {
 Status run_offload(const GlobalOptions& global, const OffloadOptions& o, Output& out) {
   // Every check but the remote name's length (which needs the host's id) before connecting.
   FED_TRY(offloading_from_flags(o, "x"));
-  FED_ASSIGN_OR_RETURN(auto connection, connect_host(global));
+  FED_ASSIGN_OR_RETURN(auto connection, connect_leading_host(global));
   auto& host = connection.client;
   FED_ASSIGN_OR_RETURN(auto desired, offloading_from_flags(o, connection.cluster_id));
   if (o.dry_run == DryRun::Client) {
@@ -308,7 +308,7 @@ Status run_offload(const GlobalOptions& global, const OffloadOptions& o, Output&
 
 Status run_unoffload(const GlobalOptions& global, const UnoffloadOptions& o, Output& out) {
   FED_TRY(check_kind(o.kind));
-  FED_ASSIGN_OR_RETURN(auto connection, connect_host(global));
+  FED_ASSIGN_OR_RETURN(auto connection, connect_leading_host(global));
   auto& host = connection.client;
   auto live = host->get(offloading_ref(o.namespace_name));
   if (!live && !live.error().is_not_found()) return live.error().to_error();

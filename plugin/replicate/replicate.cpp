@@ -8,7 +8,7 @@
 #include <optional>
 #include <ostream>
 
-#include "plugin/connect/host_connection.hpp"
+#include "plugin/connect/leader_connection.hpp"
 #include "plugin/connect/poll.hpp"
 #include "plugin/manifests/apply.hpp"
 #include "plugin/manifests/render.hpp"
@@ -211,7 +211,7 @@ Status run_replicate(const GlobalOptions& global, const ReplicateOptions& o, Out
   }
   std::optional<HostConnection> host;
   if (o.file.empty() || o.dry_run != DryRun::Client) {
-    FED_ASSIGN_OR_RETURN(host, connect_host(global));
+    FED_ASSIGN_OR_RETURN(host, connect_leading_host(global));
   }
   if (!o.from_deployment.empty()) {
     FED_ASSIGN_OR_RETURN(const json deployment,
@@ -262,7 +262,7 @@ Status run_unreplicate(const GlobalOptions& global, const UnreplicateOptions& o,
   }
   FED_ASSIGN_OR_RETURN(const std::string ns, command_namespace(global));
   FED_TRY(validate_replication_namespace(ns));
-  FED_ASSIGN_OR_RETURN(auto host, connect_host(global));
+  FED_ASSIGN_OR_RETURN(auto host, connect_leading_host(global));
   kube::DynamicClient& client = *host.client;
   auto removed = client.remove(replication_ref(ns, o.name));
   if (!removed && removed.error().is_not_found()) {

@@ -1,0 +1,84 @@
+#include "plugin/connect/leader_connection.hpp"
+
+#include "shared/fedapi/names.hpp"
+#include "shared/kube/kubeconfig.hpp"
+
+namespace fed::plugin {
+namespace {
+
+using nlohmann::json;
+
+// A context that does not answer within this is not the leader's (it is looked for only when
+// --context is a follower, so a dead context costs that much once).
+constexpr std::chrono::seconds kProbeTimeout{5};
+
+// The kubeconfig's contexts to try for host `leader`: the one named like it first.
+Result<std::vector<std::string>> candidate_contexts(const GlobalOptions& global,
+                                                    const std::string& leader) {
+  kube::LoadOptions load;
+  load.kubeconfig_path = global.kubeconfig;
+  FED_ASSIGN_OR_RETURN(auto kubeconfig, kube::load_kubeconfig(load));
+  std::vector<std::string> names;
+  if (kubeconfig.contexts.contains(leader)) names.push_back(leader);
+  for (const auto& name : kubeconfig.context_names()) {
+    if (name != leader && name != global.context) names.push_back(name);
+  }
+  return names;
+}
+
+}  // namespace
+
+Result<std::string> leader_host_seen_from(kube::DynamicClient& client, const std::string& here) {
+  auto cm = client.get(kube::ResourceRef{{"", "v1", "configmaps"},
+                                         std::string(fedapi::kNamespace),
+                                         std::string(fedapi::kLeaderConfigMap),
+                                         ""});
+  if (!cm && cm.error().is_not_found()) return here;
+  if (!cm) return cm.error().to_error();
+  const json data = cm->value("data", json::object());
+  const std::string role = data.value("role", "");
+  if (role.empty() || role == "leader") return here;
+  const std::string host = data.value("host", "");
+  if (host.empty() || data.value("holder", "None") == "None") {
+    return fail(ErrorCode::Unavailable,
+                "the federation has no leader (no quorum of host clusters): its writes wait until "
+                "one is elected; kubectl fed status --context " +
+                    here + " shows the hosts");
+  }
+  return host;
+}
+
+Result<HostConnection> connect_leader_host(const GlobalOptions& global, std::ostream& notes) {
+  FED_ASSIGN_OR_RETURN(auto here, connect_host(global));
+  FED_ASSIGN_OR_RETURN(auto leader, leader_host_seen_from(*here.client, here.cluster_id));
+  if (leader == here.cluster_id) return here;
+  FED_ASSIGN_OR_RETURN(auto contexts, candidate_contexts(global, leader));
+  for (const auto& context : contexts) {
+    GlobalOptions other = global;
+    other.context = context;
+    if (other.request_timeout.count() == 0 || other.request_timeout > kProbeTimeout) {
+      other.request_timeout = kProbeTimeout;
+    }
+    auto there = connect_host(other);
+    if (!there || there->cluster_id != leader) continue;
+    notes << "host " << here.cluster_id << " follows the federation's leader on host " << leader
+          << ": sending this to it (context " << context << ")\n";
+    return there;
+  }
+  return fail(ErrorCode::NotFound,
+              "host " + here.cluster_id + " follows the federation's leader on host " + leader +
+                  ", and no context of the kubeconfig reaches " + leader + ": add one (kubectl " +
+                  "config set-context) and pass --context <it>");
+}
+
+Result<HostConnection> connect_leading_host(const GlobalOptions& global) {
+  FED_ASSIGN_OR_RETURN(auto here, connect_host(global));
+  FED_ASSIGN_OR_RETURN(auto leader, leader_host_seen_from(*here.client, here.cluster_id));
+  if (leader == here.cluster_id) return here;
+  return fail(ErrorCode::Invalid,
+              "host " + here.cluster_id + " follows the federation's leader on host " + leader +
+                  ": the namespaces of a host are served only while it leads; run this on " +
+                  leader + " (--context <a context for " + leader + ">)");
+}
+
+}  // namespace fed::plugin

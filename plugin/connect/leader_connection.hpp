@@ -1,0 +1,34 @@
+#pragma once
+// With several host clusters (docs/HA.md) the federation's writes go to the leader's host: a
+// new leader restores the federation from the federation etcd, into which only the leader
+// copies, and a follower refuses them (manifests/manager/leader-writes-policy.yaml). So
+// commands that change the federation (join, unjoin, peer, host add/remove) follow the leader
+// from whichever host --context names, to the kubeconfig context that reaches the leader's
+// host; commands that act on one host's own namespaces (offload, replicate) run only on the
+// leader's host, since only the leading manager serves them.
+
+#include <ostream>
+#include <string>
+
+#include "plugin/cli/global_options.hpp"
+#include "plugin/connect/host_connection.hpp"
+#include "shared/kube/dynamic_client.hpp"
+#include "shared/result/result.hpp"
+
+namespace fed::plugin {
+
+// The leader's host as the host `client` (id `here`) knows it from its fed-leader: `here`
+// when it leads, when there is no fed-leader (the manager has not published yet) or when it
+// names no role (one manager, no election). Unavailable when it says nobody leads (no quorum).
+Result<std::string> leader_host_seen_from(kube::DynamicClient& client, const std::string& here);
+
+// The host of --context when it leads; else the host of the first kubeconfig context that
+// reaches the leader's host (the context named like it first), said in one line on `notes`.
+// NotFound naming the context to add when none does; connect_host()'s errors otherwise.
+Result<HostConnection> connect_leader_host(const GlobalOptions& global, std::ostream& notes);
+
+// The host of --context, which must lead: Invalid naming the leader's host ("its namespaces
+// are served only while it leads") when it follows.
+Result<HostConnection> connect_leading_host(const GlobalOptions& global);
+
+}  // namespace fed::plugin
