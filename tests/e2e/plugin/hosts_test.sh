@@ -8,7 +8,8 @@
 # of c2 or c3 leads, publishes itself there with the next epoch (the time it took is printed),
 # restores the federation from the federation etcd (docs/HA-STATE.md) — both members and all
 # three hosts are on its host — peers the members with its own host, leaving their tunnels with
-# c1 untouched, and offloads a new namespace through it.
+# c1 untouched, refuses federation writes on the other host (which follows it) and follows
+# `peer` from there to itself, refuses `offload` on the follower, and offloads a new namespace.
 source "$(dirname "$0")/../lib.sh"
 FED=${KUBECTL_FED:-${FED_BINARY_DIR:?}/plugin/kubectl-fed}
 AGENT=${FED_BINARY_DIR:?}/agent/fed-agent
@@ -161,10 +162,57 @@ set +e; k "$other" create -f "$work/fc.yaml" >"$work/follower.out" 2>&1; followe
   fail "create on the follower $other: rc $follower_rc: $(cat "$work/follower.out")"
 expect_eq "nothing was written on $other" "$(k "$other" get federatedclusters -o name)" ""
 expect_eq "$other's FederationLeader: a follower of $new" "$(k "$other" get federationleader fed-leader -o jsonpath='{.spec.role} {.spec.host}')" "follower $new"
+# Verbs follow the leader: `peer` given the follower's context goes to the leader's host (and
+# says so); without a context for the leader's host it names the one to add; `offload` on a
+# follower is refused (a host's namespaces are served while it leads).
+ok_run peerf peer c4 c5 --context "$other" -o json
+grep -q "host $other follows the federation's leader on host $new: sending this to it (context $new)" "$work/peerf.err" &&
+  pass "peer --context $other (a follower) went to the leader's host $new" || fail "peer via the follower: $(cat "$work/peerf.err")"
+expect_eq "the DirectPeering is on the leader's host $new, not on $other" \
+  "$(k "$new" get directpeerings -o name) / $(k "$other" get directpeerings -o name)" "directpeering.fed.kubectl-fed.io/c4.c5 / "
+set +e; KUBECONFIG=$("$TESTBED" kubeconfig "$other") "$FED" peer c4 c5 --context "$other" >"$work/peernc.out" 2>"$work/peernc.err"; peernc=$?; set -e
+expect_eq "peer via the follower without a context for $new: exit code" "$peernc" 5
+grep -q "no context of the kubeconfig reaches $new: add one" "$work/peernc.err" && pass "it names the context to add" || fail "$(cat "$work/peernc.err")"
+k "$other" create namespace on-follower >/dev/null
+run offf offload namespace on-follower --context "$other"
+expect_eq "offload on the follower $other: exit code" "$(rc offf)" 2
+grep -q "run this on $new" "$work/offf.err" && pass "offload on a follower names the leader's host: $(head -1 "$work/offf.err")" || fail "$(cat "$work/offf.err")"
 k "$new" create namespace after-failover >/dev/null
 ok_run offnew offload namespace after-failover --context "$new" --wait --timeout 90s -o json
 expect_eq "offload of a new namespace through the new leader" "$(jq -r '[.phase, .remoteNamespace] | join(" ")' "$work/offnew.out")" "Ready after-failover-$new"
 expect_eq "its replicas on both members" "$(for c in c4 c5; do k $c get ns "after-failover-$new" -o name; done | wc -l)" 2
+
+# Two of three hosts lost: no quorum. The new leader fences itself; its host says there is no
+# leader; federation verbs exit 3 naming the cause, and writes there are refused.
+"$TESTBED" kill "$other" >/dev/null
+eventually 30 "$new's fed-leader says nobody leads (holder None)" bash -c \
+  "[ \"\$(kubectl --kubeconfig $("$TESTBED" kubeconfig $new) -n kubectl-fed-system get cm fed-leader -o jsonpath='{.data.holder}/{.data.role}')\" = None/follower ]"
+ok_run stnq status --context "$new" -o json
+expect_eq "status on $new without quorum: no leader" "$(jq -r '"\(.leader) \(.hosts[0].role)"' "$work/stnq.out")" "null no leader"
+run stnqt status --context "$new"
+grep -q "no quorum" "$work/stnqt.out" && pass "status says: $(grep Leader: "$work/stnqt.out")" || fail "status without quorum: $(cat "$work/stnqt.out")"
+run peernq peer c4 c5 --context "$new"
+expect_eq "peer without quorum: exit code" "$(rc peernq)" 3
+grep -q "the federation has no leader (no quorum of host clusters)" "$work/peernq.err" && pass "peer without quorum says why" || fail "$(cat "$work/peernq.err")"
+set +e; k "$new" delete federatedcluster c5 --wait=false >"$work/delnq.out" 2>&1; delnq=$?; set -e
+[ "$delnq" != 0 ] && grep -q "the federation has no leader" "$work/delnq.out" && pass "a write on $new without quorum is refused" || fail "delete without quorum: rc $delnq: $(cat "$work/delnq.out")"
+expect_eq "c5 is still a member on $new" "$(k "$new" get federatedcluster c5 -o jsonpath='{.metadata.deletionTimestamp}' 2>&1)" ""
+
+# Power back: $other's member restores the quorum and a leader is elected; c1 comes back as a
+# follower (its member catches up, its managers stand by and say who leads), with the
+# federation's hosts all voting again.
+"$TESTBED" start "$other" >/dev/null
+eventually 120 "a leader again once $other is back" bash -c \
+  "[ -n \"\$(kubectl --kubeconfig $("$TESTBED" kubeconfig $new) -n kubectl-fed-system get cm fed-leader -o jsonpath='{.data.host}')\" ]"
+back=$(leader_of "$new" | cut -d' ' -f1)
+pass "quorum back: the leader is on $back (epoch $(leader_of "$new" | cut -d' ' -f2))"
+"$TESTBED" start c1 >/dev/null
+eventually 120 "c1 is back as a follower of $back" bash -c \
+  "[ \"\$(kubectl --kubeconfig $("$TESTBED" kubeconfig c1) get federationleader fed-leader -o jsonpath='{.spec.role} {.spec.host}')\" = 'follower $back' ]"
+eventually 120 "c1's etcd member and both managers are back (status on c1)" bash -c \
+  "[ \"\$('$FED' status --context c1 -o json | jq -r '.hosts[0] | \"\\(.role) \\(.etcd.state) \\(.managers.ready)\"')\" = 'follower healthy 2' ]"
+ok_run peerback peer c4 c5 --context c1 -o json
+grep -q "sending this to it (context $back)" "$work/peerback.err" && pass "peer --context c1 follows the leader to $back" || fail "$(cat "$work/peerback.err")"
 
 "$TESTBED" down >/dev/null
 expect_eq "nothing of the testbed is left" "$("$TESTBED" leftovers)" ""
