@@ -5,6 +5,7 @@
 #include <ostream>
 
 #include "plugin/connect/cluster_facts.hpp"
+#include "plugin/connect/commit_wait.hpp"
 #include "plugin/connect/leader_connection.hpp"
 #include "plugin/connect/poll.hpp"
 #include "plugin/host/host.hpp"
@@ -110,6 +111,7 @@ Status run_host_add(const GlobalOptions& global, const HostOptions& o, Output& o
                "...");
   FED_TRY(register_host(*first.client, member, out));
   const auto ref = fedapi::ref(fedapi::kFederationHost, o.name);
+  FED_TRY(wait_committed(*first.client, first.cluster_id, ref, out));
   std::string initial_cluster, member_id;
   FED_TRY(poll_until(
       [&]() -> PollResult {

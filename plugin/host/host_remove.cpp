@@ -6,6 +6,7 @@
 #include <ostream>
 
 #include "plugin/connect/cluster_facts.hpp"
+#include "plugin/connect/commit_wait.hpp"
 #include "plugin/connect/leader_connection.hpp"
 #include "plugin/connect/poll.hpp"
 #include "plugin/host/host.hpp"
@@ -62,6 +63,7 @@ Status run_host_remove(const GlobalOptions& global, const HostOptions& o, Output
       },
       o.timeout, "host " + o.name + "'s etcd member to be removed",
       "the leading manager did not remove " + o.name + "'s etcd member", out));
+  FED_TRY(wait_committed(*first.client, first.cluster_id, ref, out));
 
   std::vector<std::string> removed;
   if (cleanup) {

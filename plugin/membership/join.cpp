@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "plugin/connect/cluster_facts.hpp"
+#include "plugin/connect/commit_wait.hpp"
 #include "plugin/connect/leader_connection.hpp"
 #include "plugin/connect/rest_config.hpp"
 #include "plugin/manifests/apply.hpp"
@@ -303,6 +304,13 @@ Status run_join(const GlobalOptions& global, const JoinOptions& o, Output& out) 
   }
   if (host_side[1].outcome != ApplyOutcome::Unchanged) {
     FED_TRY(write_object(*host, fc, "host " + host_id));
+  }
+  // Joined only once the federation etcd holds it: a new leader then knows the member.
+  if (host_side[0].outcome != ApplyOutcome::Unchanged) {
+    FED_TRY(wait_committed(*host, host_id, credential_secret_ref(o.member), out));
+  }
+  if (host_side[1].outcome != ApplyOutcome::Unchanged) {
+    FED_TRY(wait_committed(*host, host_id, fedapi::ref(fedapi::kFederatedCluster, o.member), out));
   }
 
   const bool noop = already_joined(member_side, host_side, labelled);

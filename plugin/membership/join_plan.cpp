@@ -73,6 +73,11 @@ std::string credential_secret_name(const std::string& member) {
   return "member-" + member;
 }
 
+kube::ResourceRef credential_secret_ref(const std::string& member) {
+  return kube::ResourceRef{
+      {"", "v1", "secrets"}, std::string(fedapi::kNamespace), credential_secret_name(member), ""};
+}
+
 std::string credential_kubeconfig(const std::string& member, const std::string& endpoint,
                                   const kube::RestConfig& member_config, const std::string& ca_pem,
                                   const std::string& token) {

@@ -12,6 +12,7 @@
 
 #include "plugin/manifests/apply.hpp"
 #include "plugin/manifests/render.hpp"
+#include "shared/kube/resource_ref.hpp"
 #include "shared/kube/rest_config.hpp"
 #include "shared/result/result.hpp"
 
@@ -47,6 +48,8 @@ struct MemberSpec {
 
 // "member-<member>", the host Secret with the member's credential.
 std::string credential_secret_name(const std::string& member);
+// Its address on the host (in kubectl-fed-system).
+kube::ResourceRef credential_secret_ref(const std::string& member);
 
 // The kubeconfig the manager uses for the member: `endpoint`, the CA (and TLS settings) of
 // `member_config`, the federation's token.

@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "plugin/connect/cluster_facts.hpp"
+#include "plugin/connect/commit_wait.hpp"
 #include "plugin/connect/leader_connection.hpp"
 #include "plugin/membership/join_plan.hpp"
 #include "plugin/membership/member_cleanup.hpp"
@@ -126,8 +127,10 @@ Status run_unjoin(const GlobalOptions& global, const UnjoinOptions& o, Output& o
 
   json doc{{"member", o.member}, {"federation", federation}, {"deleted", json::array()}};
   FED_ASSIGN_OR_RETURN(auto had_fc, delete_federated_cluster(*host, o, out));
-  if (had_fc)
+  if (had_fc) {
+    FED_TRY(wait_committed(*host, host_id, fedapi::ref(fedapi::kFederatedCluster, o.member), out));
     doc["deleted"].push_back({{"cluster", host_id}, {"object", "federatedcluster/" + o.member}});
+  }
 
   if (member) {
     out.progress("Removing kubectl-fed from " + o.member + "...");
@@ -136,10 +139,10 @@ Status run_unjoin(const GlobalOptions& global, const UnjoinOptions& o, Output& o
   } else {
     doc["memberUnreachable"] = member.error().message();
   }
-  const kube::ResourceRef secret{
-      {"", "v1", "secrets"}, std::string(fedapi::kNamespace), credential_secret_name(o.member), ""};
+  const kube::ResourceRef secret = credential_secret_ref(o.member);
   auto gone = host->remove(secret);
   if (gone) {
+    FED_TRY(wait_committed(*host, host_id, secret, out));
     doc["deleted"].push_back(
         {{"cluster", host_id}, {"object", "secrets/" + secret.ns + "/" + secret.name}});
   } else if (!gone.error().is_not_found()) {

@@ -2,6 +2,7 @@
 
 #include "shared/fedapi/group.hpp"
 #include "shared/fedapi/names.hpp"
+#include "shared/fedapi/state_commit.hpp"
 
 namespace fed::ha {
 namespace {
@@ -14,8 +15,7 @@ ReplicatedKind federation_kind(const fedapi::Kind& kind) {
 }  // namespace
 
 std::string ReplicatedKind::key_kind() const {
-  const auto& gvr = collection.gvr;
-  return gvr.group.empty() ? gvr.resource : gvr.resource + "." + gvr.group;
+  return fedapi::state_kind(collection.gvr);
 }
 
 const std::vector<ReplicatedKind>& replicated_kinds() {

@@ -2,9 +2,10 @@
 // The leader's copy of its host's replicated objects into the federation etcd
 // (docs/HA-STATE.md): one reconciler per replicated kind, in the project's reconcile shape —
 // the request names an object, the informer's cache says whether it exists, and the store is
-// made to match (put, or remove once it is gone). StateMirror remembers what etcd holds as
+// made to match (put, or remove once it is gone or being deleted). StateMirror remembers what etcd holds as
 // far as this leader knows (loaded at takeover, then each write it made), so an event that
-// changes nothing replicated (a resync, a resourceVersion bump) costs no etcd write.
+// changes nothing replicated (a resync, a resourceVersion bump) costs no etcd write. Each
+// commit is then recorded for the commands that wait on it (StateCommitRecorder).
 
 #include <map>
 #include <mutex>
@@ -14,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "agent/manager/ha/replicated_kinds.hpp"
+#include "agent/manager/ha/state_commit_recorder.hpp"
 #include "agent/manager/ha/state_store.hpp"
 #include "shared/kube/informer.hpp"
 #include "shared/kube/reconciler.hpp"
@@ -38,9 +40,9 @@ class StateMirror final {
 
 class StateCopier final : public kube::Reconciler {
  public:
-  // `informer` caches `kind` on the leader's host; all three must outlive the copier.
+  // `informer` caches `kind` on the leader's host; all must outlive the copier.
   StateCopier(const ReplicatedKind& kind, kube::Informer& informer, StateStore& store,
-              StateMirror& mirror);
+              StateMirror& mirror, StateCommitRecorder& commits);
 
   Result<kube::Requeue> reconcile(const kube::Request& request) override;
 
@@ -49,6 +51,7 @@ class StateCopier final : public kube::Reconciler {
   kube::Informer& informer_;
   StateStore& store_;
   StateMirror& mirror_;
+  StateCommitRecorder& commits_;
 };
 
 }  // namespace fed::ha

@@ -26,6 +26,7 @@ on_exit() {
       k "$c" -n kubectl-fed-system logs deploy/fed-etcd --tail 5 2>&1 | cut -c1-300 || true
       for p in $(k "$c" -n kubectl-fed-system get pods -l app.kubernetes.io/name=fed-manager -o name 2>/dev/null || true); do
         echo "--- $c: $p"; k "$c" -n kubectl-fed-system logs "$p" --tail 12 2>&1 | cut -c1-300 || true
+        echo "--- $c: $p (previous)"; k "$c" -n kubectl-fed-system logs "$p" --previous --tail 25 2>&1 | cut -c1-300 || true
       done
     done
   fi
@@ -102,6 +103,9 @@ for i in 4 5; do
     --member-api-endpoint https://172.31.0.10$i:6443 --wait --timeout 3m -o json
   expect_eq "join c$i --wait" "$(jq -r .result "$work/join$i.out")" joined
 done
+# A join returns once the federation etcd holds the member: the leader's record says so.
+expect_eq "c1's commit record covers both members and their credentials" \
+  "$(k c1 -n kubectl-fed-system get cm fed-state-committed -o json | jq -r '[.data | keys[] | select(test("^(federatedclusters[.]fed[.]kubectl-fed[.]io__|secrets_kubectl-fed-system_member-)c[45]$"))] | length')" 4
 run member host add c4 --context c1 --host-context c4
 [ "$(rc member)" != 0 ] && grep -q "member" "$work/member.err" && pass "host add of a member is refused: $(head -1 "$work/member.err")" || fail "host add c4: rc $(rc member): $(cat "$work/member.err")"
 c1_peerings=$(for c in c4 c5; do k $c get peering c1 -o jsonpath='{.metadata.uid} {.metadata.generation} {.spec.localTunnelAddress} {.spec.peerTunnelAddress};'; done)
@@ -126,6 +130,19 @@ for _ in $(seq 1 300); do
 done
 [ -n "$new" ] || fail "no manager of c2 or c3 leads 30 s after c1 was killed: c2 '$(leader_of c2)', c3 '$(leader_of c3)'"
 pass "c1 killed: $new's manager leads with epoch $((epoch + 1)), published $(( ($(date +%s%N) - start) / 1000000 )) ms after the SIGKILL (failoverSeconds $(k "$new" -n kubectl-fed-system get cm fed-leader -o jsonpath='{.data.failoverSeconds}'))"
+# On two cores running five clusters a new leader may miss its renew deadline while it takes
+# over, fence itself and hand over again (docs/HA.md): what follows is about the leader once
+# both hosts have named the same one for 5 s.
+first=$new new="" last="" same=0
+for _ in $(seq 1 60); do
+  a=$(leader_of c2 | cut -d' ' -f1); b=$(leader_of c3 | cut -d' ' -f1)
+  if [ -n "$a" ] && [ "$a" = "$b" ] && [ "$a" = "$last" ]; then same=$((same + 1)); else same=0; fi
+  last=$a
+  [ "$same" -ge 5 ] && { new=$a; break; }
+  sleep 1
+done
+[ -n "$new" ] || fail "no stable leader 60 s after c1 was killed: c2 '$(leader_of c2)', c3 '$(leader_of c3)'"
+[ "$new" = "$first" ] || echo "# the leadership moved on from $first to $new during the takeover"
 expect_eq "exactly one manager of $new is labelled leader" \
   "$(k "$new" -n kubectl-fed-system get pods -l kubectl-fed.io/manager-leader=true -o name | wc -l)" 1
 ok_run st status --context "$new" -o json
