@@ -128,13 +128,16 @@ bool ManagerRunner::ready() const {
 }
 
 void ManagerRunner::announce(const ha::LeaderAnnouncement& announcement, std::stop_token stop) {
-  // The label routes the webhook Service here: only once the controllers (and the webhook
-  // server among them) run. It must land; fed-leader is for people and may give up.
-  if (!pod_label_->apply_until_done(true, stop)) return;
-  if (ha::publish_leader_with_retries(*host_, *events_, announcement, stop)) {
-    spdlog::info("manager: published ConfigMap {}/{} (epoch {})", fedapi::kNamespace,
-                 fedapi::kLeaderConfigMap, announcement.epoch);
-  }
+  // Both only once the controllers run: the label routes the webhook Service here, fed-leader
+  // tells people and the follower policy where the leader is. Neither waits for the other (a
+  // takeover is published a round trip sooner); the label must land, fed-leader may give up.
+  std::jthread publisher([this, &announcement, stop] {
+    if (ha::publish_leader_with_retries(*host_, *events_, announcement, stop)) {
+      spdlog::info("manager: published ConfigMap {}/{} (epoch {})", fedapi::kNamespace,
+                   fedapi::kLeaderConfigMap, announcement.epoch);
+    }
+  });
+  pod_label_->apply_until_done(true, stop);
 }
 
 Status ManagerRunner::start_election(const std::string& identity) {

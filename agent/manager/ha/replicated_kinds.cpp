@@ -7,9 +7,9 @@
 namespace fed::ha {
 namespace {
 
-ReplicatedKind federation_kind(const fedapi::Kind& kind) {
+ReplicatedKind federation_kind(const fedapi::Kind& kind, bool replicate_status = true) {
   return ReplicatedKind{fedapi::ref(kind, ""), "", std::string(fedapi::kApiVersion),
-                        std::string(kind.kind)};
+                        std::string(kind.kind), replicate_status};
 }
 
 }  // namespace
@@ -24,7 +24,7 @@ const std::vector<ReplicatedKind>& replicated_kinds() {
           kube::ResourceRef{{"", "v1", "secrets"}, std::string(fedapi::kNamespace), "", ""},
           std::string(fedapi::kMemberCredentialLabel), "v1", "Secret"},
       federation_kind(fedapi::kFederationHost),
-      federation_kind(fedapi::kFederatedCluster),
+      federation_kind(fedapi::kFederatedCluster, /*replicate_status=*/false),
       federation_kind(fedapi::kDirectPeering),
       federation_kind(fedapi::kFeatureConfig),
   };
@@ -39,6 +39,7 @@ StateKey state_key_of(const ReplicatedKind& kind, const nlohmann::json& object) 
 nlohmann::json typed(const ReplicatedKind& kind, nlohmann::json object) {
   object["apiVersion"] = kind.api_version;
   object["kind"] = kind.kind;
+  if (!kind.replicate_status) object.erase("status");
   return object;
 }
 

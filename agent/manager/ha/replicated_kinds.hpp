@@ -21,6 +21,11 @@ struct ReplicatedKind {
   std::string label_selector;    // which of the collection are the federation's ("" = all)
   std::string api_version;       // what a listed item may lack, and a create needs
   std::string kind;
+  // False when the status describes the host that wrote it: a FederatedCluster's is the
+  // member's link with that host (each host is the hub of its own tunnels), which the new
+  // leader's controller writes for its own host; restoring another host's would be wrong and
+  // would cost writes at every takeover.
+  bool replicate_status = true;
   // The StateKey's kind: the plural resource with its group ("secrets" in the core group).
   std::string key_kind() const;
 };
@@ -32,7 +37,8 @@ const std::vector<ReplicatedKind>& replicated_kinds();
 // `object`'s key as an object of `kind`.
 StateKey state_key_of(const ReplicatedKind& kind, const nlohmann::json& object);
 
-// `object` with kind's apiVersion and kind set (list items and informer caches may omit them).
+// `object` as replicated: kind's apiVersion and kind set (list items and informer caches may
+// omit them), without the status when the kind's is not replicated.
 nlohmann::json typed(const ReplicatedKind& kind, nlohmann::json object);
 
 // The replicated kind whose key_kind() is `key_kind`; nullptr for none.

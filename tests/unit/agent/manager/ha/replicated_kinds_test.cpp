@@ -45,6 +45,13 @@ TEST_CASE("replicated kinds: an object's key, and its type filled in") {
   CHECK(state_key_of(*clusters, json{{"metadata", {{"name", "c2"}}}}) ==
         StateKey{"federatedclusters.fed.kubectl-fed.io", "", "c2"});
   CHECK(typed(*clusters, json::object())["apiVersion"] == "fed.kubectl-fed.io/v1alpha1");
+  // A FederatedCluster's status is the member's link with the host that wrote it: not
+  // replicated. A FederationHost's (its etcd member) is.
+  const json with_status{{"metadata", {{"name", "c2"}}}, {"status", {{"phase", "Member"}}}};
+  CHECK_FALSE(typed(*clusters, with_status).contains("status"));
+  const ReplicatedKind* hosts = replicated_kind_named("federationhosts.fed.kubectl-fed.io");
+  REQUIRE(hosts != nullptr);
+  CHECK(typed(*hosts, with_status)["status"] == with_status["status"]);
 }
 
 }  // namespace fed::ha
