@@ -2,11 +2,17 @@
 
 #include <spdlog/spdlog.h>
 
+#include <chrono>
 #include <utility>
 
 #include "shared/kube/dynamic_client.hpp"
 
 namespace fed::kube {
+namespace {
+
+constexpr std::chrono::milliseconds kSlowStart{500};
+
+}  // namespace
 
 ControllerManager::ControllerManager(std::shared_ptr<DynamicClient> client)
     : client_(std::move(client)) {}
@@ -81,11 +87,18 @@ Status ControllerManager::start_components() {
       c = components_[started_];
     }
     if (c.start) {
+      const auto began = std::chrono::steady_clock::now();
       if (auto started = c.start(); !started) {
         spdlog::error("controller manager: {} did not start: {}", c.name,
                       started.error().message());
         stop_started(started_);
         return fail(started.error().code(), c.name + ": " + started.error().message());
+      }
+      // A takeover waits for every component: one slow to start is worth a line.
+      const auto took = std::chrono::duration_cast<std::chrono::milliseconds>(
+          std::chrono::steady_clock::now() - began);
+      if (took >= kSlowStart) {
+        spdlog::warn("controller manager: {} took {} ms to start", c.name, took.count());
       }
     }
     ++started_;
