@@ -11,7 +11,8 @@ Result<HostConnection> connect_host(const GlobalOptions& global) {
   FED_ASSIGN_OR_RETURN(auto identity, fetch_identity(*client));
   if (!identity || identity->role != FederationRole::Host) {
     return fail(ErrorCode::NotFound,
-                "the current cluster is not a federation host: pass the host's --context");
+                "the current cluster is not a federation host: run kubectl fed init there first, "
+                "or pass the host's --context");
   }
   std::string federation =
       identity->federation_id.empty() ? identity->cluster_id : identity->federation_id;

@@ -20,7 +20,8 @@ struct HostConnection {
 };
 
 // A client for the host of --context/--kubeconfig. NotFound when the cluster is not a
-// federation host ("pass the host's --context"); the kubeconfig's and API's errors otherwise.
+// federation host ("run kubectl fed init there first, or pass the host's --context"); the
+// kubeconfig's and API's errors otherwise.
 Result<HostConnection> connect_host(const GlobalOptions& global);
 
 // The namespace a namespaced command acts in: -n, else the context's (kubectl's rule). Reads

@@ -1,5 +1,6 @@
 #include "plugin/connect/leader_connection.hpp"
 
+#include "shared/fedapi/cluster_info.hpp"
 #include "shared/fedapi/names.hpp"
 #include "shared/kube/kubeconfig.hpp"
 
@@ -29,10 +30,7 @@ Result<std::vector<std::string>> candidate_contexts(const GlobalOptions& global,
 }  // namespace
 
 Result<std::string> leader_host_seen_from(kube::DynamicClient& client, const std::string& here) {
-  auto cm = client.get(kube::ResourceRef{{"", "v1", "configmaps"},
-                                         std::string(fedapi::kNamespace),
-                                         std::string(fedapi::kLeaderConfigMap),
-                                         ""});
+  auto cm = client.get(federation::configmap_ref(fedapi::kLeaderConfigMap));
   if (!cm && cm.error().is_not_found()) return here;
   if (!cm) return cm.error().to_error();
   const json data = cm->value("data", json::object());

@@ -209,18 +209,11 @@ Status run_join(const GlobalOptions& global, const JoinOptions& o, Output& out) 
   FED_ASSIGN_OR_RETURN(auto labels, parse_cluster_labels(o.cluster_labels));
 
   // The host: initialised, the federation's leader's (docs/HA.md), and not the member itself.
-  auto leader = connect_leader_host(global, out.err());
-  if (!leader && leader.error().code() == ErrorCode::NotFound &&
-      leader.error().message().starts_with("the current cluster is not a federation host")) {
-    return fail(ErrorCode::NotFound,
-                "the current cluster is not a federation host: run kubectl fed init there first, "
-                "or pass the host's --context");
-  }
-  if (!leader) return Unexpected(leader.error());
-  auto host = leader->client;
-  const std::string host_id = leader->cluster_id;
+  FED_ASSIGN_OR_RETURN(auto leader, connect_leader_host(global, out.err()));
+  auto host = leader.client;
+  const std::string host_id = leader.cluster_id;
   // With several hosts the federation is named after its first one, which members record.
-  const std::string federation = leader->federation_id;
+  const std::string federation = leader.federation_id;
   if (o.member == host_id) {
     return fail(ErrorCode::Invalid, "MEMBER " + o.member +
                                         " is the host's own cluster id; "
