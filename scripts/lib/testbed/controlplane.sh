@@ -19,11 +19,31 @@ start_etcd() {
     --quota-backend-bytes "$quota" --snapshot-count 10000 --log-level warn
 }
 
+# Writes, as real clusters keep them for their operators: the HA tests read which host's
+# manager wrote to a member, and when, from these logs. Reads and the nodes' own heartbeats are
+# left out to keep them small.
+write_audit_policy() {
+  cat >"$1" <<'POLICY'
+apiVersion: audit.k8s.io/v1
+kind: Policy
+omitStages: [RequestReceived]
+rules:
+- level: None
+  verbs: [get, list, watch]
+- level: None
+  userGroups: ["system:nodes"]
+- level: None
+  resources: [{group: coordination.k8s.io, resources: [leases]}]
+- level: Metadata
+POLICY
+}
+
 start_control_plane() {
   local c=$1 d p ns
   d=$(cdir "$c"); p="$d/pki"; ns=$(ns_cp "$c")
   mkdir -p "$d/logs" "$d/etcd"
   chmod 700 "$d/etcd"
+  write_audit_policy "$d/audit-policy.yaml"
   start_etcd "c$c" "$ns" "$d" 4294967296
   start_daemon "c$c-apiserver" "$ns" "$d/logs/kube-apiserver.log" "$TB_BIN/kube-apiserver" \
     --advertise-address "$(cp_lan_ip "$c")" --bind-address 0.0.0.0 --secure-port 6443 \
@@ -37,7 +57,9 @@ start_control_plane() {
     --service-account-key-file "$p/sa.pub" --service-account-signing-key-file "$p/sa.key" \
     --authorization-mode Node,RBAC --enable-admission-plugins NodeRestriction \
     --kubelet-preferred-address-types InternalIP --enable-aggregator-routing=true \
-    --allow-privileged=true --profiling=false --event-ttl 1h --v 1
+    --allow-privileged=true --profiling=false --event-ttl 1h --v 1 \
+    --audit-policy-file "$d/audit-policy.yaml" --audit-log-path "$d/logs/audit.log" \
+    --audit-log-maxsize 64 --audit-log-maxbackup 1 --audit-log-mode blocking
   wait_for "c$c kube-apiserver /readyz" 120 in_ns "$ns" curl -sfk --max-time 2 https://127.0.0.1:6443/readyz ||
     { tail -20 "$d/logs/kube-apiserver.log" >&2; die "c$c: kube-apiserver did not become ready (log: $d/logs/kube-apiserver.log)"; }
   start_daemon "c$c-controller-manager" "$ns" "$d/logs/kube-controller-manager.log" "$TB_BIN/kube-controller-manager" \
