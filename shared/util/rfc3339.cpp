@@ -95,14 +95,30 @@ Result<system_clock::time_point> parse_rfc3339(std::string_view text) {
   return std::chrono::time_point_cast<system_clock::duration>(local - offset);
 }
 
-std::string format_rfc3339(system_clock::time_point t) {
-  const auto secs = std::chrono::floor<std::chrono::seconds>(t);
+namespace {
+
+std::string format_utc(system_clock::time_point t, bool millis) {
+  const auto ms = std::chrono::floor<std::chrono::milliseconds>(t);
+  const auto secs = std::chrono::floor<std::chrono::seconds>(ms);
   const auto days = std::chrono::floor<std::chrono::days>(secs);
   const std::chrono::year_month_day ymd{days};
   const std::chrono::hh_mm_ss hms{secs - days};
-  return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}Z", static_cast<int>(ymd.year()),
-                     static_cast<unsigned>(ymd.month()), static_cast<unsigned>(ymd.day()),
-                     hms.hours().count(), hms.minutes().count(), hms.seconds().count());
+  std::string text =
+      fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}", static_cast<int>(ymd.year()),
+                  static_cast<unsigned>(ymd.month()), static_cast<unsigned>(ymd.day()),
+                  hms.hours().count(), hms.minutes().count(), hms.seconds().count());
+  if (millis) text += fmt::format(".{:03}", (ms - secs).count());
+  return text + "Z";
+}
+
+}  // namespace
+
+std::string format_rfc3339(system_clock::time_point t) {
+  return format_utc(t, false);
+}
+
+std::string format_rfc3339_millis(system_clock::time_point t) {
+  return format_utc(t, true);
 }
 
 }  // namespace fed::util

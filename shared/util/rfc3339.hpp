@@ -15,5 +15,8 @@ Result<std::chrono::system_clock::time_point> parse_rfc3339(std::string_view tex
 
 // Formats `t` in UTC with whole seconds: "2024-05-01T12:00:00Z".
 std::string format_rfc3339(std::chrono::system_clock::time_point t);
+// The same with milliseconds, "2024-05-01T12:00:00.042Z": instants that are compared with
+// others (audit logs, a takeover) and not only read by people.
+std::string format_rfc3339_millis(std::chrono::system_clock::time_point t);
 
 }  // namespace fed::util

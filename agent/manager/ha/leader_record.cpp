@@ -50,7 +50,7 @@ etcd::Compare holds(const std::string& key, const LeaderRecord& record) {
 LeaderRecord next_term(const std::optional<LeaderRecord>& current, std::string holder,
                        std::chrono::system_clock::time_point now) {
   return LeaderRecord{std::move(holder), current ? current->epoch + 1 : 1,
-                      util::format_rfc3339(now)};
+                      util::format_rfc3339_millis(now)};
 }
 
 }  // namespace fed::ha

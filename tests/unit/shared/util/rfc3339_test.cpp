@@ -5,6 +5,7 @@
 #include <chrono>
 
 using fed::util::format_rfc3339;
+using fed::util::format_rfc3339_millis;
 using fed::util::parse_rfc3339;
 using namespace std::chrono;
 
@@ -25,6 +26,15 @@ TEST_CASE("parse_rfc3339 handles UTC, offsets and fractions") {
   CHECK(duration_cast<milliseconds>(parse_rfc3339("1970-01-01t00:00:00.5z")->time_since_epoch())
             .count() == 500);
   CHECK(format_rfc3339(*parse_rfc3339("2000-02-29T23:59:59Z")) == "2000-02-29T23:59:59Z");
+}
+
+TEST_CASE("format_rfc3339_millis keeps milliseconds, truncated, and parses back") {
+  const auto t = *parse_rfc3339("2024-05-01T14:30:00.0429+02:30");
+  CHECK(format_rfc3339_millis(t) == "2024-05-01T12:00:00.042Z");
+  CHECK(format_rfc3339(t) == "2024-05-01T12:00:00Z");
+  CHECK(format_rfc3339_millis(*parse_rfc3339("2000-02-29T23:59:59Z")) ==
+        "2000-02-29T23:59:59.000Z");
+  CHECK(*parse_rfc3339(format_rfc3339_millis(t)) == floor<milliseconds>(t));
 }
 
 TEST_CASE("parse_rfc3339 rejects malformed timestamps with the reason") {

@@ -36,7 +36,7 @@ TEST_CASE("terms count up from 1, and the fence compares the whole value") {
   const LeaderRecord first = next_term(std::nullopt, "c1/a", now);
   CHECK(first.epoch == 1);
   CHECK(first.holder == "c1/a");
-  CHECK(first.acquired_at == "2027-01-15T08:00:00Z");
+  CHECK(first.acquired_at == "2027-01-15T08:00:00.000Z");
   const LeaderRecord second = next_term(first, "c2/b", now);
   CHECK(second.epoch == 2);
   CHECK(second.holder == "c2/b");
