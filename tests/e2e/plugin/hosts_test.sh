@@ -10,6 +10,8 @@
 # three hosts are on its host — peers the members with its own host, leaving their tunnels with
 # c1 untouched, refuses federation writes on the other host (which follows it) and follows
 # `peer` from there to itself, refuses `offload` on the follower, and offloads a new namespace.
+# Then: no quorum and its recovery; the leader's host partitioned from the other hosts (its
+# fencing asserted from the members' audit logs); a follower's host cut off the WAN.
 source "$(dirname "$0")/../lib.sh"
 FED=${KUBECTL_FED:-${FED_BINARY_DIR:?}/plugin/kubectl-fed}
 AGENT=${FED_BINARY_DIR:?}/agent/fed-agent
@@ -233,6 +235,79 @@ eventually 120 "c1's etcd member and both managers are back (status on c1)" bash
 back=$(leader_of c2 | cut -d' ' -f1)
 ok_run peerback peer c4 c5 --context c1 -o json
 grep -q "sending this to it (context $back)" "$work/peerback.err" && pass "peer --context c1 follows the leader to $back" || fail "$(cat "$work/peerback.err")"
+
+# The leader's host partitioned from the other hosts — not from the members, whose API servers
+# its manager can still reach: the majority elects a leader; the minority's manager fenced
+# itself before that, so the members' audit logs hold no write from the partitioned host
+# after the new leader's election — a ConfigMap created in its offloaded namespace before the
+# cut is reflected to the members, one created after its fence is not; healed, it follows the
+# new leader.
+part=$(leader_of c2 | cut -d' ' -f1)
+gw_ip() { echo "172.31.0.${1#c}"; }
+audit_log() { echo "$(dirname "$("$TESTBED" kubeconfig "$1")")/logs/audit.log"; }
+# Accepted writes on the members from IP at or after T (RFC 3339), one line each.
+writes_from() {
+  jq -r --arg ip "$1" --arg t "$2" '
+    def secs: (.[0:19] + "Z" | fromdate) + ((capture("[.](?<f>[0-9]+)Z$").f // "0") | "0." + . | tonumber);
+    select((.sourceIPs // [])[0] == $ip and (.responseStatus.code // 0) < 300
+           and (.requestReceivedTimestamp | secs) >= ($t | secs))
+    | "\(.requestReceivedTimestamp) \(.userAgent) \(.verb) \(.objectRef.resource)/\(.objectRef.namespace // "")/\(.objectRef.name // "")"' \
+    "$(audit_log c4)" "$(audit_log c5)"
+}
+k "$part" create namespace on-partitioned >/dev/null
+before=$(date -u +%Y-%m-%dT%H:%M:%S.%3NZ)
+ok_run offpart offload namespace on-partitioned --context "$part" --wait --timeout 90s -o json
+k "$part" -n on-partitioned create configmap before-cut --from-literal k=v >/dev/null
+for c in c4 c5; do
+  eventually 30 "the ConfigMap created on $part before the cut is reflected to $c" \
+    k "$c" -n "on-partitioned-$part" get configmap before-cut
+done
+n=$(writes_from "$(gw_ip "$part")" "$before" | grep -c "/on-partitioned-$part" || true)
+[ "$n" -gt 0 ] && pass "the members' audit logs attribute $n writes for the offloading to $part's manager ($(gw_ip "$part"))" ||
+  fail "no write from $part ($(gw_ip "$part")) in the members' audit logs"
+majority=$(for c in c1 c2 c3; do [ "$c" = "$part" ] || echo "$c"; done | tr '\n' ',' | sed 's/,$//')
+epoch=$(leader_of "$part" | cut -d' ' -f2)
+start=$(date +%s%N)
+"$TESTBED" partition "$part" --from "$majority" >/dev/null
+new="" since=""
+for _ in $(seq 1 300); do
+  for c in ${majority//,/ }; do
+    read -r h e s <<<"$(k "$c" -n kubectl-fed-system get cm fed-leader -o jsonpath='{.data.host} {.data.epoch} {.data.since}' 2>/dev/null || true)"
+    [ -n "$h" ] && [ "$h" != "$part" ] && [ "${e:-0}" -gt "$epoch" ] && { new=$h since=$s; break 2; }
+  done
+  sleep 0.1
+done
+[ -n "$new" ] || fail "no leader on $majority 30 s after $part was partitioned: $(for c in ${majority//,/ }; do echo "$c '$(leader_of "$c")'"; done)"
+pass "$part partitioned from $majority: the majority's leader on $new published $(( ($(date +%s%N) - start) / 1000000 )) ms after the cut"
+eventually 30 "$part's fed-leader says nobody leads (its manager fenced itself)" bash -c \
+  "[ \"\$(kubectl --kubeconfig $("$TESTBED" kubeconfig "$part") -n kubectl-fed-system get cm fed-leader -o jsonpath='{.data.holder}')\" = None ]"
+k "$part" -n on-partitioned create configmap after-fence --from-literal k=v >/dev/null
+sleep 3
+"$TESTBED" heal "$part" >/dev/null
+eventually 120 "$part follows the leader again once healed" bash -c \
+  "l=\$(kubectl --kubeconfig $("$TESTBED" kubeconfig "$new") -n kubectl-fed-system get cm fed-leader -o jsonpath='{.data.host}');
+   [ -n \"\$l\" ] && [ \"\$(kubectl --kubeconfig $("$TESTBED" kubeconfig "$part") get federationleader fed-leader -o jsonpath='{.spec.role} {.spec.host}')\" = \"follower \$l\" ]"
+expect_eq "the members accepted no write from the partitioned $part since the majority's leader took over ($since)" \
+  "$(writes_from "$(gw_ip "$part")" "$since")" ""
+expect_eq "the ConfigMap created on $part after its fence is on no member" \
+  "$(for c in c4 c5; do k "$c" -n "on-partitioned-$part" get configmap after-fence -o name --ignore-not-found; done)" ""
+
+# A follower's host cut off the WAN: a leader stays on the others' side; the cut-off host says
+# nobody leads and refuses federation writes; healed, it follows again.
+read -r lead epoch <<<"$(leader_of "$new")"
+cut=$(for c in c1 c2 c3; do [ "$c" = "$lead" ] || [ "$c" = "$part" ] || echo "$c"; done)
+"$TESTBED" partition "$cut" >/dev/null
+eventually 30 "$cut, cut off the WAN, says nobody leads" bash -c \
+  "[ \"\$(kubectl --kubeconfig $("$TESTBED" kubeconfig "$cut") -n kubectl-fed-system get cm fed-leader -o jsonpath='{.data.holder}')\" = None ]"
+set +e; k "$cut" create -f "$work/fc.yaml" >"$work/createcut.out" 2>&1; createcut=$?; set -e
+[ "$createcut" != 0 ] && grep -q "the federation has no leader" "$work/createcut.out" && pass "a write on the cut-off $cut is refused" || fail "create on $cut: rc $createcut: $(cat "$work/createcut.out")"
+read -r during during_epoch <<<"$(leader_of "$lead")"
+[ -n "$during" ] && [ "$during" != "$cut" ] && pass "the leader stays on the connected side: $during (epoch $during_epoch; it was $lead, epoch $epoch)" ||
+  fail "while $cut is cut off: leader '$during' (it was $lead)"
+"$TESTBED" heal "$cut" >/dev/null
+eventually 120 "$cut follows the leader again once healed" bash -c \
+  "l=\$(kubectl --kubeconfig $("$TESTBED" kubeconfig "$lead") -n kubectl-fed-system get cm fed-leader -o jsonpath='{.data.host}');
+   [ -n \"\$l\" ] && [ \"\$(kubectl --kubeconfig $("$TESTBED" kubeconfig "$cut") get federationleader fed-leader -o jsonpath='{.spec.role} {.spec.host}')\" = \"follower \$l\" ]"
 
 "$TESTBED" down >/dev/null
 expect_eq "nothing of the testbed is left" "$("$TESTBED" leftovers)" ""
