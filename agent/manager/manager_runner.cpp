@@ -113,7 +113,8 @@ Status ManagerRunner::start(const agent::RoleContext& ctx) {
     announcer_ =
         std::jthread([this, announcement] { announce(announcement, announcing_.get_token()); });
   } else {
-    hosts::add_host_controller(*manager_, *hosts_etcd_, info.federation());
+    hosts::add_host_controller(*manager_, *hosts_etcd_, options_.election.etcd_tls, host_id_,
+                               info.federation());
     manager_->start_caches();
     FED_TRY(start_election(identity));
   }

@@ -117,6 +117,12 @@ void set_etcd_member_args(json& deployment, const EtcdMember& member,
       arg = "--data-dir=/var/lib/etcd/" +
             (bootstrap.member_id.empty() ? std::string("founding") : bootstrap.member_id);
     }
+    // Other hosts reach the member at the gateway's address only (the leader probes it there).
+    if (arg == "--advertise-client-urls=https://$(HOST_IP):2479" &&
+        member.peer_address != member.client_ip) {
+      arg = arg.get<std::string>() + ",https://" + member.peer_address + ":" +
+            std::to_string(kEtcdClientPort);
+    }
   }
   args.push_back("--name=" + member.name);
   args.push_back("--initial-advertise-peer-urls=" + peer_url(member));

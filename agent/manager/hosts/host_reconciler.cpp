@@ -5,6 +5,7 @@
 #include <set>
 
 #include "agent/manager/hosts/etcd_membership.hpp"
+#include "agent/manager/hosts/member_health.hpp"
 #include "agent/manager/membership/tunnel_addresses.hpp"
 #include "shared/fedapi/group.hpp"
 #include "shared/kube/object_edits.hpp"
@@ -17,6 +18,10 @@ using namespace std::chrono_literals;
 
 // A learner catching up, a member starting: looked at again soon, not at the queue's backoff.
 constexpr auto kSettlePeriod = 1s;
+// How often a member's health is asked: `kubectl fed status` shows it this late at most.
+constexpr auto kProbePeriod = 5s;
+// A leadership move that failed (the member still catching up) is tried again this late.
+constexpr auto kMoveRetry = 30s;
 
 kube::ResourceRef ref_of(const std::string& name) {
   return fedapi::ref(fedapi::kFederationHost, name);
@@ -25,10 +30,13 @@ kube::ResourceRef ref_of(const std::string& name) {
 }  // namespace
 
 HostReconciler::HostReconciler(std::shared_ptr<kube::DynamicClient> client, kube::Informer& hosts,
-                               etcd::EtcdClient& etcd, std::string federation_id)
+                               etcd::EtcdClient& etcd, etcd::TlsFiles tls, std::string host_id,
+                               std::string federation_id)
     : client_(std::move(client)),
       hosts_(hosts),
       etcd_(etcd),
+      probe_(std::move(tls)),
+      host_id_(std::move(host_id)),
       federation_id_(std::move(federation_id)) {}
 
 Result<kube::Requeue> HostReconciler::reconcile(const kube::Request& request) {
@@ -92,10 +100,34 @@ Result<kube::Requeue> HostReconciler::reconcile(const kube::Request& request) {
   }
   const auto member = member_at(members, peer_url);
   const bool started = member && !member->name.empty();
+  json health = nullptr;
+  if (started && !deleting) {
+    MemberHealth h = probe_.probe(members, member->id);
+    if (request.name == host_id_ && h.health == "healthy" && !h.raft_leader &&
+        !member->is_learner && move_raft_leader_here(members, member->id)) {
+      h = probe_.probe(members, member->id);
+    }
+    health = health_status(h);
+  }
   FED_TRY(report(host, members, peer_url, deleting,
-                 started ? "" : "added; waiting for the member to start"));
+                 started ? "" : "added; waiting for the member to start", health));
   if (!started || member->is_learner) return kube::Requeue{kSettlePeriod, true};
-  return kube::Requeue{};
+  return kube::Requeue{kProbePeriod, true};
+}
+
+bool HostReconciler::move_raft_leader_here(const std::vector<etcd::MemberInfo>& members,
+                                           std::uint64_t id) {
+  const auto now = std::chrono::steady_clock::now();
+  if (last_move_ && now - *last_move_ < kMoveRetry) return false;
+  last_move_ = now;
+  if (auto moved = probe_.make_leader(members, id); !moved) {
+    spdlog::warn("host {}: could not move the federation etcd's leadership to its member {}: {}",
+                 host_id_, hex_id(id), moved.error().message());
+    return false;
+  }
+  spdlog::info("host {}: the federation etcd's leadership moved to its member {}", host_id_,
+               hex_id(id));
+  return true;
 }
 
 Status HostReconciler::assign_tunnel_address(const json& host) {
@@ -122,13 +154,14 @@ Status HostReconciler::assign_tunnel_address(const json& host) {
 
 Status HostReconciler::report(const json& host, const std::vector<etcd::MemberInfo>& members,
                               const std::string& peer_url, bool deleting,
-                              const std::string& message) {
+                              const std::string& message, const json& health) {
   const std::string name = host["metadata"].value("name", "");
   const auto member = member_at(members, peer_url);
   json fields{{"phase", phase_of(member, deleting)},
               {"started", member.has_value() && !member->name.empty()},
               {"initialCluster", initial_cluster(members, name, peer_url)}};
   fields["memberID"] = member ? json(hex_id(member->id)) : json(nullptr);
+  if (!health.is_null()) fields["etcd"] = health;
   const bool ready = member && !member->is_learner && !member->name.empty() && !deleting;
   return kube::patch_ready_status(*client_, ref_of(name), host, std::move(fields), ready,
                                   ready ? "VotingMember" : phase_of(member, deleting),
@@ -136,10 +169,11 @@ Status HostReconciler::report(const json& host, const std::vector<etcd::MemberIn
 }
 
 void add_host_controller(kube::ControllerManager& manager, etcd::EtcdClient& etcd,
+                         const etcd::TlsFiles& tls, const std::string& host_id,
                          const std::string& federation_id) {
   kube::Informer& hosts = manager.informer(fedapi::ref(fedapi::kFederationHost, ""));
-  auto& reconciler =
-      manager.own(std::make_unique<HostReconciler>(manager.client(), hosts, etcd, federation_id));
+  auto& reconciler = manager.own(
+      std::make_unique<HostReconciler>(manager.client(), hosts, etcd, tls, host_id, federation_id));
   manager.add_controller(reconciler, "federation-host", 1).watch(hosts);
 }
 
