@@ -3,7 +3,9 @@
 #include <CLI/CLI.hpp>
 
 #include <ostream>
+#include <sstream>
 
+#include "plugin/connect/leader_connection.hpp"
 #include "plugin/connect/rest_config.hpp"
 #include "plugin/host/host_status.hpp"
 #include "plugin/manifests/render.hpp"
@@ -52,8 +54,29 @@ std::string or_dash(const std::string& s) {
   return s.empty() ? "-" : s;
 }
 
-// What the HOSTS table needs from this host; what cannot be read shows as unknown.
-HostObservation observe_host(kube::DynamicClient& client, const std::string& host_id) {
+// The FederationHosts as the leader's host has them, their status.etcd fresh from the leading
+// manager's probes: this host's when it leads (or runs the only manager), else through the
+// kubeconfig context that reaches the leader's host; none when nobody leads or none does.
+std::optional<json> leader_federation_hosts(const GlobalOptions& global,
+                                            kube::DynamicClient& client,
+                                            const std::optional<json>& leader) {
+  const auto list = [](kube::DynamicClient& c) -> std::optional<json> {
+    auto hosts = c.list_all(fedapi::ref(fedapi::kFederationHost, ""));
+    if (!hosts) return std::nullopt;
+    return std::move(*hosts);
+  };
+  const json data = leader ? leader->value("data", json::object()) : json::object();
+  if (data.value("holder", "") == "None") return std::nullopt;
+  if (data.value("role", "leader") == "leader") return list(client);
+  std::ostringstream notes;  // status says where the rows come from in its own words
+  auto there = connect_leader_host(global, notes);
+  if (!there) return std::nullopt;
+  return list(*there->client);
+}
+
+// What the HOSTS table needs; what cannot be read shows as unknown.
+HostObservation observe_host(const GlobalOptions& global, kube::DynamicClient& client,
+                             const std::string& host_id) {
   HostObservation o;
   o.host_id = host_id;
   const std::string ns(fedapi::kNamespace);
@@ -61,6 +84,7 @@ HostObservation observe_host(kube::DynamicClient& client, const std::string& hos
           {"", "v1", "configmaps"}, ns, std::string(fedapi::kLeaderConfigMap), ""})) {
     o.leader = std::move(*cm);
   }
+  o.federation_hosts = leader_federation_hosts(global, client, o.leader);
   auto pods = [&](const char* name) -> std::optional<json> {
     kube::ListOptions options;
     options.label_selector = std::string("app.kubernetes.io/name=") + name;
@@ -221,7 +245,7 @@ Status run_status(const GlobalOptions& global, const StatusOptions&, Output& out
   }
   json doc = status_document(data, clusters, peerings, offloadings);
   if (data.value("role", "") == "host") {
-    const json hosts = hosts_document(observe_host(*client, data.value("clusterID", "")));
+    const json hosts = hosts_document(observe_host(global, *client, data.value("clusterID", "")));
     doc["leader"] = hosts["leader"];
     doc["hosts"] = hosts["hosts"];
   }
