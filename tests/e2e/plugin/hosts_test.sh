@@ -44,6 +44,12 @@ run() {
 ok_run() { run "$@"; [ "$(cat "$work/$1.rc")" = 0 ] || fail "kubectl fed ${*:2}: $(cat "$work/$1.err")"; }
 rc() { cat "$work/$1.rc"; }
 leader_of() { k "$1" -n kubectl-fed-system get cm fed-leader -o jsonpath='{.data.host} {.data.epoch}' 2>/dev/null; }
+# status's HOSTS rows as "name role etcd-health[ raft-leader]", comma-separated.
+hosts_rows() {
+  "$FED" status --context "$1" -o json 2>/dev/null |
+    jq -r '[.hosts[] | "\(.name) \(.role) \(.etcd.health // "-")\(if .etcd.raftLeader then " raft-leader" else "" end)"] | join(",")'
+}
+rows_are() { [ "$(hosts_rows "$1")" = "$2" ]; }
 
 "$TESTBED" up --clusters 5 --nodes 1 >/dev/null
 "$TESTBED" image fed.local/fed-agent:dev "$AGENT" "$WG" >/dev/null
@@ -79,6 +85,9 @@ ok_run list host list --context c1
 expect_eq "host list: three voting members, c1 leads" \
   "$(awk 'NR > 1 {print $1, $2, $3, $6}' "$work/list.out" | sort | tr '\n' ';')" \
   "c1 leader Member True;c2 follower Member True;c3 follower Member True;"
+# The leading manager probes every member and keeps the etcd leader on its own host's.
+eventually 30 "status on c1 lists every host: c1 leads with the etcd leader, c2 and c3 follow, every member healthy" \
+  rows_are c1 "c1 leader healthy raft-leader,c2 follower healthy,c3 follower healthy"
 for c in c2 c3; do
   k "$c" -n kubectl-fed-system rollout status deploy/fed-manager --timeout=120s >/dev/null
   expect_eq "$c's managers stand by: 2 Ready, none labelled leader" \
@@ -118,7 +127,8 @@ for c in c2 c3; do
     "[ \"\$(kubectl --kubeconfig $("$TESTBED" kubeconfig $c) -n kubectl-fed-system get cm fed-leader -o jsonpath='{.data.host} {.data.epoch}')\" = 'c1 $epoch' ]"
 done
 ok_run st2 status --context c2 -o json
-expect_eq "status on c2: c2 follows the leader on c1" "$(jq -r '"\(.hosts[0].role) \(.leader.host)"' "$work/st2.out")" "follower c1"
+expect_eq "status on c2: c2 follows the leader on c1; every host, as c1 sees them" \
+  "$(jq -r '"\(.hosts[0].role) \(.leader.host) \([.hosts[].name] | join(","))"' "$work/st2.out")" "follower c1 c2,c1,c3"
 
 # The leader's host loses power.
 start=$(date +%s%N)
@@ -292,22 +302,28 @@ expect_eq "the members accepted no write from the partitioned $part since the ma
 expect_eq "the ConfigMap created on $part after its fence is on no member" \
   "$(for c in c4 c5; do k "$c" -n "on-partitioned-$part" get configmap after-fence -o name --ignore-not-found; done)" ""
 
-# A follower's host cut off the WAN: a leader stays on the others' side; the cut-off host says
-# nobody leads and refuses federation writes; healed, it follows again.
+# A follower's host cut off the WAN: the leader goes on, with the same epoch — the etcd leader is
+# on its host, so the cut costs no etcd election either; status there says the host is
+# unreachable; the cut-off host says nobody leads and refuses federation writes; healed, it
+# follows again.
 read -r lead epoch <<<"$(leader_of "$new")"
 cut=$(for c in c1 c2 c3; do [ "$c" = "$lead" ] || [ "$c" = "$part" ] || echo "$c"; done)
+eventually 30 "the federation etcd's leader is on the leader's host $lead" bash -c \
+  "'$FED' status --context $lead -o json | jq -e '.hosts[0].role == \"leader\" and .hosts[0].etcd.raftLeader == true' >/dev/null"
 "$TESTBED" partition "$cut" >/dev/null
 eventually 30 "$cut, cut off the WAN, says nobody leads" bash -c \
   "[ \"\$(kubectl --kubeconfig $("$TESTBED" kubeconfig "$cut") -n kubectl-fed-system get cm fed-leader -o jsonpath='{.data.holder}')\" = None ]"
+eventually 30 "status on $lead: $cut is unreachable" bash -c \
+  "'$FED' status --context $lead -o json | jq -e '.hosts[] | select(.name == \"$cut\") | .role == \"unreachable\"' >/dev/null"
 set +e; k "$cut" create -f "$work/fc.yaml" >"$work/createcut.out" 2>&1; createcut=$?; set -e
 [ "$createcut" != 0 ] && grep -q "the federation has no leader" "$work/createcut.out" && pass "a write on the cut-off $cut is refused" || fail "create on $cut: rc $createcut: $(cat "$work/createcut.out")"
-read -r during during_epoch <<<"$(leader_of "$lead")"
-[ -n "$during" ] && [ "$during" != "$cut" ] && pass "the leader stays on the connected side: $during (epoch $during_epoch; it was $lead, epoch $epoch)" ||
-  fail "while $cut is cut off: leader '$during' (it was $lead)"
+expect_eq "the leader on $lead goes on while $cut is cut off (same epoch)" "$(leader_of "$lead")" "$lead $epoch"
 "$TESTBED" heal "$cut" >/dev/null
-eventually 120 "$cut follows the leader again once healed" bash -c \
-  "l=\$(kubectl --kubeconfig $("$TESTBED" kubeconfig "$lead") -n kubectl-fed-system get cm fed-leader -o jsonpath='{.data.host}');
-   [ -n \"\$l\" ] && [ \"\$(kubectl --kubeconfig $("$TESTBED" kubeconfig "$cut") get federationleader fed-leader -o jsonpath='{.spec.role} {.spec.host}')\" = \"follower \$l\" ]"
+eventually 120 "$cut follows $lead again once healed" bash -c \
+  "[ \"\$(kubectl --kubeconfig $("$TESTBED" kubeconfig "$cut") get federationleader fed-leader -o jsonpath='{.spec.role} {.spec.host}')\" = 'follower $lead' ]"
+eventually 30 "status on $lead: $cut is a follower again, its member healthy" bash -c \
+  "'$FED' status --context $lead -o json | jq -e '.hosts[] | select(.name == \"$cut\") | .role == \"follower\" and .etcd.health == \"healthy\"' >/dev/null"
+expect_eq "the leader on $lead led throughout (same epoch)" "$(leader_of "$lead")" "$lead $epoch"
 
 "$TESTBED" down >/dev/null
 expect_eq "nothing of the testbed is left" "$("$TESTBED" leftovers)" ""
