@@ -70,6 +70,39 @@ Status wait_for_pods(kube::DynamicClient& client, clock::time_point deadline, Ou
   }
 }
 
+// Once its agents and managers are gone, nothing of kubectl-fed on this cluster finishes its
+// finalizers (kubectl-fed.io/...): the objects of its custom resources left terminating — a
+// former leader's FederatedClusters, FederationHosts, DirectPeerings — are let go, or their
+// CRDs would never finish terminating.
+Status release_finalizers(kube::DynamicClient& client) {
+  FED_ASSIGN_OR_RETURN(auto crds, list_labelled(client, collection("apiextensions.k8s.io", "v1",
+                                                                   "customresourcedefinitions")));
+  for (const auto& crd : crds) {
+    const json spec = crd.value("spec", json::object());
+    const json versions = spec.value("versions", json::array());
+    if (versions.empty()) continue;
+    const auto c = collection(spec.value("group", ""), versions[0].value("name", ""),
+                              spec.value("names", json::object()).value("plural", ""));
+    auto list = client.list(c, {});
+    if (!list) continue;  // not served (any more)
+    for (const auto& item : list->value("items", json::array())) {
+      const json meta = item["metadata"];
+      if (!meta.contains("deletionTimestamp")) continue;
+      json kept = json::array();
+      for (const auto& f : meta.value("finalizers", json::array())) {
+        if (!f.get<std::string>().starts_with("kubectl-fed.io/")) kept.push_back(f);
+      }
+      if (kept.size() == meta.value("finalizers", json::array()).size()) continue;
+      kube::ResourceRef ref = c.named(meta.value("name", ""));
+      ref.ns = meta.value("namespace", "");
+      const json patch{{"metadata", {{"finalizers", kept}}}};
+      auto r = client.patch(ref, kube::PatchType::Merge, patch.dump());
+      if (!r && !r.error().is_not_found()) return r.error().to_error();
+    }
+  }
+  return ok();
+}
+
 }  // namespace
 
 const std::vector<kube::ResourceRef>& labelled_collections() {
@@ -127,6 +160,7 @@ Result<std::vector<std::string>> remove_labelled(kube::DynamicClient& client,
   while (true) {
     FED_ASSIGN_OR_RETURN(auto left, labelled_leftovers(client));
     if (left.empty()) return deleted;
+    FED_TRY(release_finalizers(client));
     if (clock::now() >= deadline) {
       return fail(ErrorCode::Unavailable, std::to_string(left.size()) + " object(s) labelled " +
                                               std::string(kPartOfSelector) +
