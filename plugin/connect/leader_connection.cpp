@@ -46,11 +46,8 @@ Result<std::string> leader_host_seen_from(kube::DynamicClient& client, const std
   return host;
 }
 
-Result<HostConnection> connect_leader_host(const GlobalOptions& global, std::ostream& notes) {
-  FED_ASSIGN_OR_RETURN(auto here, connect_host(global));
-  FED_ASSIGN_OR_RETURN(auto leader, leader_host_seen_from(*here.client, here.cluster_id));
-  if (leader == here.cluster_id) return here;
-  FED_ASSIGN_OR_RETURN(auto contexts, candidate_contexts(global, leader));
+Result<ReachedHost> connect_host_named(const GlobalOptions& global, const std::string& host) {
+  FED_ASSIGN_OR_RETURN(auto contexts, candidate_contexts(global, host));
   for (const auto& context : contexts) {
     GlobalOptions other = global;
     other.context = context;
@@ -58,15 +55,27 @@ Result<HostConnection> connect_leader_host(const GlobalOptions& global, std::ost
       other.request_timeout = kProbeTimeout;
     }
     auto there = connect_host(other);
-    if (!there || there->cluster_id != leader) continue;
-    notes << "host " << here.cluster_id << " follows the federation's leader on host " << leader
-          << ": sending this to it (context " << context << ")\n";
-    return there;
+    if (there && there->cluster_id == host) return ReachedHost{std::move(*there), context};
   }
-  return fail(ErrorCode::NotFound,
-              "host " + here.cluster_id + " follows the federation's leader on host " + leader +
-                  ", and no context of the kubeconfig reaches " + leader + ": add one (kubectl " +
-                  "config set-context) and pass --context <it>");
+  return fail(ErrorCode::NotFound, "no context of the kubeconfig reaches host " + host +
+                                       ": add one (kubectl config set-context) and pass "
+                                       "--context <it>");
+}
+
+Result<HostConnection> connect_leader_host(const GlobalOptions& global, std::ostream& notes) {
+  FED_ASSIGN_OR_RETURN(auto here, connect_host(global));
+  FED_ASSIGN_OR_RETURN(auto leader, leader_host_seen_from(*here.client, here.cluster_id));
+  if (leader == here.cluster_id) return here;
+  auto there = connect_host_named(global, leader);
+  if (!there) {
+    return fail(ErrorCode::NotFound,
+                "host " + here.cluster_id + " follows the federation's leader on host " + leader +
+                    ", and no context of the kubeconfig reaches " + leader + ": add one (kubectl " +
+                    "config set-context) and pass --context <it>");
+  }
+  notes << "host " << here.cluster_id << " follows the federation's leader on host " << leader
+        << ": sending this to it (context " << there->context << ")\n";
+  return std::move(there->host);
 }
 
 Result<HostConnection> connect_leading_host(const GlobalOptions& global) {

@@ -22,6 +22,17 @@ namespace fed::plugin {
 // names no role (one manager, no election). Unavailable when it says nobody leads (no quorum).
 Result<std::string> leader_host_seen_from(kube::DynamicClient& client, const std::string& here);
 
+// A host and the kubeconfig context that reached it.
+struct ReachedHost {
+  HostConnection host;
+  std::string context;
+};
+
+// The first kubeconfig context (the one named like `host` first, then the others but
+// --context) that reaches host cluster `host`, each tried for at most 5 s. NotFound naming the
+// context to add when none does.
+Result<ReachedHost> connect_host_named(const GlobalOptions& global, const std::string& host);
+
 // The host of --context when it leads; else the host of the first kubeconfig context that
 // reaches the leader's host (the context named like it first), said in one line on `notes`.
 // NotFound naming the context to add when none does; connect_host()'s errors otherwise.

@@ -1,7 +1,8 @@
 // kubectl fed host remove (docs/HA.md): checks that the federation keeps a quorum without the
-// host, deletes its FederationHost on the leader's host (the leading manager removes its etcd
-// member, then the finalizer), waits for that, and removes everything of kubectl-fed from the
-// removed cluster when --host-context reaches it.
+// host, hands the leadership over when the host leads (leader_handover.hpp), deletes its
+// FederationHost on the leader's host (the leading manager removes its etcd member, then the
+// finalizer), waits for that, and removes everything of kubectl-fed from the removed cluster
+// when --host-context reaches it.
 
 #include <ostream>
 
@@ -11,6 +12,7 @@
 #include "plugin/connect/poll.hpp"
 #include "plugin/host/host.hpp"
 #include "plugin/host/host_checks.hpp"
+#include "plugin/host/leader_handover.hpp"
 #include "plugin/membership/member_cleanup.hpp"
 #include "shared/fedapi/condition.hpp"
 #include "shared/fedapi/group.hpp"
@@ -20,29 +22,33 @@ using nlohmann::json;
 
 Status run_host_remove(const GlobalOptions& global, const HostOptions& o, Output& out) {
   FED_ASSIGN_OR_RETURN(auto first, connect_leader_host(global, out.err()));
-  if (o.name == first.cluster_id) {
-    return fail(ErrorCode::Invalid,
-                o.name +
-                    " runs the federation's leader: hand leadership over first — scale its "
-                    "managers to 0 (kubectl -n kubectl-fed-system scale deploy/fed-manager "
-                    "--replicas 0 --context <" +
-                    o.name +
-                    ">), and run host remove with "
-                    "--context for the new leader's host (docs/HA.md)");
-  }
   FED_ASSIGN_OR_RETURN(auto hosts,
                        first.client->list_all(fedapi::ref(fedapi::kFederationHost, "")));
   FED_TRY(check_removal_keeps_quorum(hosts, o.name));
   const std::size_t remaining = hosts.value("items", json::array()).size() - 1;
   const bool cleanup = !o.host_flags.context.empty() || !o.host_flags.kubeconfig.empty();
+  const bool handover = o.name == first.cluster_id;
   if (o.dry_run == DryRun::Client) {
-    out.print(json{{"host", o.name}, {"result", "removed"}, {"dryRun", true}},
-              [&](std::ostream& os) {
-                os << "federationhost/" << o.name << " deleted (dry run)\n";
-                if (cleanup)
-                  os << "every object of kubectl-fed on " << o.name << " deleted (dry run)\n";
-              });
+    out.print(
+        json{{"host", o.name}, {"result", "removed"}, {"handover", handover}, {"dryRun", true}},
+        [&](std::ostream& os) {
+          if (handover) {
+            os << "the federation's leadership handed over from " << o.name
+               << " to another host (dry run)\n";
+          }
+          os << "federationhost/" << o.name << " deleted (dry run)\n";
+          if (cleanup) os << "every object of kubectl-fed on " << o.name << " deleted (dry run)\n";
+        });
     return ok();
+  }
+  if (handover) {
+    std::vector<std::string> others;
+    for (const auto& h : hosts.value("items", json::array())) {
+      const std::string name = h["metadata"].value("name", "");
+      if (name != o.name) others.push_back(name);
+    }
+    FED_ASSIGN_OR_RETURN(auto reached, hand_leadership_over(global, first, others, o.timeout, out));
+    first = std::move(reached.host);
   }
 
   const auto ref = fedapi::ref(fedapi::kFederationHost, o.name);
@@ -73,6 +79,7 @@ Status run_host_remove(const GlobalOptions& global, const HostOptions& o, Output
   }
   json result{{"host", o.name},
               {"result", "removed"},
+              {"handover", handover},
               {"hosts", remaining},
               {"objectsDeleted", removed.size()}};
   out.print(result, [&](std::ostream& os) {
