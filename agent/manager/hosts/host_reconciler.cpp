@@ -22,6 +22,9 @@ constexpr auto kSettlePeriod = 1s;
 constexpr auto kProbePeriod = 5s;
 // A leadership move that failed (the member still catching up) is tried again this late.
 constexpr auto kMoveRetry = 30s;
+// Nor is it moved while the manager takes over: the transfer pauses etcd's writes for a
+// moment, and the restore and the first publication are what a failover waits for.
+constexpr auto kMoveAfterTakeover = 5s;
 
 kube::ResourceRef ref_of(const std::string& name) {
   return fedapi::ref(fedapi::kFederationHost, name);
@@ -40,6 +43,7 @@ HostReconciler::HostReconciler(std::shared_ptr<kube::DynamicClient> client, kube
       federation_id_(std::move(federation_id)) {}
 
 Result<kube::Requeue> HostReconciler::reconcile(const kube::Request& request) {
+  if (!started_) started_ = std::chrono::steady_clock::now();  // controllers run while leading
   auto object = hosts_.store().get("", request.name);
   if (!object) return kube::Requeue{};
   const json& host = *object;
@@ -80,6 +84,11 @@ Result<kube::Requeue> HostReconciler::reconcile(const kube::Request& request) {
       break;
     }
     case MemberAction::Remove:
+      // A removed etcd leader steps down only after committing its removal, and the election
+      // that follows outlasts the manager's renew deadline: hand the leadership over first.
+      if (request.name != host_id_ && probe_.probe(members, decision.member->id).raft_leader) {
+        if (const auto own = own_member(members)) move_raft_leader_here(members, own->id, true);
+      }
       FED_TRY(etcd_.member_remove(decision.member->id));
       spdlog::info("host {}: etcd member {} removed", request.name, hex_id(decision.member->id));
       FED_TRY(
@@ -115,10 +124,20 @@ Result<kube::Requeue> HostReconciler::reconcile(const kube::Request& request) {
   return kube::Requeue{kProbePeriod, true};
 }
 
+std::optional<etcd::MemberInfo> HostReconciler::own_member(
+    const std::vector<etcd::MemberInfo>& members) const {
+  auto own = hosts_.store().get("", host_id_);
+  if (!own) return std::nullopt;
+  return member_at(members, (*own)["spec"].value("etcdPeerURL", ""));
+}
+
 bool HostReconciler::move_raft_leader_here(const std::vector<etcd::MemberInfo>& members,
-                                           std::uint64_t id) {
+                                           std::uint64_t id, bool now_or_never) {
   const auto now = std::chrono::steady_clock::now();
-  if (last_move_ && now - *last_move_ < kMoveRetry) return false;
+  if (!now_or_never) {
+    if (now - *started_ < kMoveAfterTakeover) return false;
+    if (last_move_ && now - *last_move_ < kMoveRetry) return false;
+  }
   last_move_ = now;
   if (auto moved = probe_.make_leader(members, id); !moved) {
     spdlog::warn("host {}: could not move the federation etcd's leadership to its member {}: {}",

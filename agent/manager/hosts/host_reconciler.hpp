@@ -41,8 +41,12 @@ class HostReconciler final : public kube::Reconciler {
 
  private:
   Status assign_tunnel_address(const nlohmann::json& host);
-  // True when the move succeeded; tried at most every kMoveRetry.
-  bool move_raft_leader_here(const std::vector<etcd::MemberInfo>& members, std::uint64_t id);
+  // True when the move succeeded; tried at most every kMoveRetry, and not in the first
+  // kMoveAfterTakeover of the term, unless `now_or_never`.
+  bool move_raft_leader_here(const std::vector<etcd::MemberInfo>& members, std::uint64_t id,
+                             bool now_or_never = false);
+  // This host's member, from its FederationHost's peer URL.
+  std::optional<etcd::MemberInfo> own_member(const std::vector<etcd::MemberInfo>& members) const;
   Status report(const nlohmann::json& host, const std::vector<etcd::MemberInfo>& members,
                 const std::string& peer_url, bool deleting, const std::string& message,
                 const nlohmann::json& health = nullptr);
@@ -54,6 +58,7 @@ class HostReconciler final : public kube::Reconciler {
   std::string host_id_;
   std::string federation_id_;
   std::optional<std::chrono::steady_clock::time_point> last_move_;
+  std::optional<std::chrono::steady_clock::time_point> started_;  // the first reconcile
 };
 
 // Registers the host controller with `manager`; `etcd` must outlive it. `tls` is the
