@@ -28,4 +28,11 @@ eventually() {
   pass "$what"
 }
 
+# netmap IP FROM TO: IP's address once FROM (a CIDR holding it) is mapped onto TO, as NETMAP does.
+netmap() {
+  python3 -c 'import ipaddress,sys
+ip=ipaddress.ip_address(sys.argv[1]); a=ipaddress.ip_network(sys.argv[2]); b=ipaddress.ip_network(sys.argv[3])
+print(ipaddress.ip_address(int(b.network_address) + (int(ip) - int(a.network_address))))' "$@"
+}
+
 finish() { echo "$checks passed, 0 failed"; }

@@ -62,13 +62,6 @@ dial() {
   k "$c" delete pod "$name" --now >/dev/null
 }
 
-# IP in network $2 moved to network $3 (NETMAP), as a jq program.
-netmap() {
-  python3 -c 'import ipaddress,sys
-ip=ipaddress.ip_address(sys.argv[1]); a=ipaddress.ip_network(sys.argv[2]); b=ipaddress.ip_network(sys.argv[3])
-print(ipaddress.ip_address(int(b.network_address) + (int(ip) - int(a.network_address))))' "$@"
-}
-
 # Deletes the manager's pod without grace (a crash) and waits for its replacement to be Ready.
 kill_manager() {
   k c1 -n kubectl-fed-system delete pod -l app.kubernetes.io/name=fed-manager --grace-period=0 --force >/dev/null 2>&1

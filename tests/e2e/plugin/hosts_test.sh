@@ -10,8 +10,10 @@
 # three hosts are on its host — peers the members with its own host, leaving their tunnels with
 # c1 untouched, refuses federation writes on the other host (which follows it) and follows
 # `peer` from there to itself, refuses `offload` on the follower, and offloads a new namespace.
-# Then: no quorum and its recovery; the leader's host partitioned from the other hosts (its
-# fencing asserted from the members' audit logs); a follower's host cut off the WAN.
+# An HTTP loop between pods of the two members, over their direct link, runs through it all
+# without a failed request. Then: no quorum and its recovery; the leader's host partitioned from
+# the other hosts (its fencing asserted from the members' audit logs); a follower's host cut off
+# the WAN.
 source "$(dirname "$0")/../lib.sh"
 FED=${KUBECTL_FED:-${FED_BINARY_DIR:?}/plugin/kubectl-fed}
 AGENT=${FED_BINARY_DIR:?}/agent/fed-agent
@@ -96,10 +98,12 @@ for c in c2 c3; do
     "$(k "$c" -n kubectl-fed-system get cm federation -o jsonpath='{.data.role} {.data.federationID}')" "host c1"
 done
 
-# host remove: refused for the leader's host and an unknown one; c3 removed with its member
-# and every object of kubectl-fed on it; then added again as a new member.
-run rmleader host remove c1 --context c1
-expect_eq "host remove of the leader's host: exit code" "$(rc rmleader)" 2
+# host remove: of the leader's host it would hand the leadership over first (dry run); refused
+# for an unknown host; c3 removed with its member and every object of kubectl-fed on it; then
+# added again as a new member.
+ok_run rmleader host remove c1 --context c1 --dry-run=client -o json
+expect_eq "host remove of the leader's host (dry run): a handover, then the removal" \
+  "$(jq -r '"\(.result) \(.handover) \(.dryRun)"' "$work/rmleader.out")" "removed true true"
 run rmnone host remove c9 --context c1
 [ "$(rc rmnone)" != 0 ] && grep -q "no host c9" "$work/rmnone.err" && pass "host remove of an unknown host is refused: $(head -1 "$work/rmnone.err")" || fail "host remove c9: rc $(rc rmnone): $(cat "$work/rmnone.err")"
 ok_run rm3 host remove c3 --context c1 --host-context c3 -o json
@@ -117,6 +121,22 @@ done
 # A join returns once the federation etcd holds the member: the leader's record says so.
 expect_eq "c1's commit record covers both members and their credentials" \
   "$(k c1 -n kubectl-fed-system get cm fed-state-committed -o json | jq -r '[.data | keys[] | select(test("^(federatedclusters[.]fed[.]kubectl-fed[.]io__|secrets_kubectl-fed-system_member-)c[45]$"))] | length')" 4
+# An HTTP loop between pods of the two members over their direct link (`peer`), which the loss
+# of the leader's host below must not interrupt: the new leader leaves the members' links as
+# they are.
+ok_run peerd peer c4 c5 --context c1 --wait --timeout 2m -o json
+expect_eq "peer c4 c5 --wait: linked directly" "$(jq -r '.result + " " + (.ready | tostring)' "$work/peerd.out")" "peered true"
+k c5 run web --image fed.local/busybox:1 --restart Never --port 8080 --command -- httpd -f -p 8080 -h /www >/dev/null
+k c5 wait --for=condition=Ready pod/web --timeout=60s >/dev/null
+web=$(k c5 get pod web -o jsonpath='{.status.podIP}')
+c5_on_c4=$(k c4 get peering c5 -o jsonpath='{.status.remotePodCIDR}')
+[ "$c5_on_c4" = None ] || web=$(netmap "$web" "$(k c4 get peering c5 -o jsonpath='{.spec.peerPodCIDR}')" "$c5_on_c4")
+# One line per request: ok, or fail with the time; a request not answered within 2 s fails
+# (timeout(1): this busybox's wget -T crashes).
+k c4 run client --image fed.local/busybox:1 --restart Never --command -- sh -c \
+  "while true; do if timeout 2 wget -q -O /dev/null http://$web:8080/; then echo ok; else echo fail \$(date +%T); fi; sleep 0.1; done" >/dev/null
+eventually 60 "a pod on c4 reaches the web pod on c5 over the direct link ($web)" bash -c \
+  "[ \"\$(kubectl --kubeconfig $("$TESTBED" kubeconfig c4) logs client 2>/dev/null | grep -c '^ok$')\" -ge 5 ]"
 run member host add c4 --context c1 --host-context c4
 [ "$(rc member)" != 0 ] && grep -q "member" "$work/member.err" && pass "host add of a member is refused: $(head -1 "$work/member.err")" || fail "host add c4: rc $(rc member): $(cat "$work/member.err")"
 c1_peerings=$(for c in c4 c5; do k $c get peering c1 -o jsonpath='{.metadata.uid} {.metadata.generation} {.spec.localTunnelAddress} {.spec.peerTunnelAddress};'; done)
@@ -131,6 +151,7 @@ expect_eq "status on c2: c2 follows the leader on c1; every host, as c1 sees the
   "$(jq -r '"\(.hosts[0].role) \(.leader.host) \([.hosts[].name] | join(","))"' "$work/st2.out")" "follower c1 c2,c1,c3"
 
 # The leader's host loses power.
+http_before=$(k c4 logs client | wc -l)
 start=$(date +%s%N)
 "$TESTBED" kill c1 >/dev/null
 new=""
@@ -178,6 +199,12 @@ eventually 60 "status on $new: both members Ready" bash -c \
   "[ \"\$('$FED' status --context $new -o json | jq -r '[.members[] | .conditions[] | select(.type == \"Ready\") | .status] | join(\",\")')\" = True,True ]"
 expect_eq "the members' Peerings with c1 are untouched (uid, generation, tunnel addresses)" \
   "$(for c in c4 c5; do k $c get peering c1 -o jsonpath='{.metadata.uid} {.metadata.generation} {.spec.localTunnelAddress} {.spec.peerTunnelAddress};'; done)" "$c1_peerings"
+k c4 logs client >"$work/http.log"
+http_after=$(( $(wc -l <"$work/http.log") - http_before ))
+[ "$http_after" -ge 50 ] && pass "the HTTP loop c4 -> c5 went on through the failover: $http_after requests since c1 was killed" ||
+  fail "the HTTP loop sent only $http_after requests since c1 was killed"
+expect_eq "no HTTP request between the members failed through the leader host's loss and the takeover" \
+  "$(grep -v '^ok$' "$work/http.log" | head -5 | tr '\n' ' ')" ""
 # A federation write on a follower is refused, naming the leader's host; nothing is written.
 cat >"$work/fc.yaml" <<EOF
 apiVersion: fed.kubectl-fed.io/v1alpha1
@@ -324,6 +351,20 @@ eventually 120 "$cut follows $lead again once healed" bash -c \
 eventually 30 "status on $lead: $cut is a follower again, its member healthy" bash -c \
   "'$FED' status --context $lead -o json | jq -e '.hosts[] | select(.name == \"$cut\") | .role == \"follower\" and .etcd.health == \"healthy\"' >/dev/null"
 expect_eq "the leader on $lead led throughout (same epoch)" "$(leader_of "$lead")" "$lead $epoch"
+
+# The leader's host removed in one command: the leadership moves to another host first, then
+# the removal goes through it; two hosts remain, with a warning.
+ok_run rmlead host remove "$lead" --context "$lead" --host-context "$lead" -o json
+expect_eq "host remove $lead (the leader's host): removed after a handover, 2 hosts remain" \
+  "$(jq -r '"\(.result) \(.handover) \(.hosts)"' "$work/rmlead.out")" "removed true 2"
+grep -q "the federation's leadership moved from $lead to" "$work/rmlead.err" && pass "$(grep "leadership moved" "$work/rmlead.err")" ||
+  fail "no handover said: $(cat "$work/rmlead.err")"
+after=$(sed -n "s/.*leadership moved from $lead to \([a-z0-9-]*\).*/\1/p" "$work/rmlead.err")
+expect_eq "the hosts left, on the new leader's host $after" "$(k "$after" get federationhosts -o jsonpath='{.items[*].metadata.name}')" \
+  "$(for c in c1 c2 c3; do [ "$c" = "$lead" ] || echo "$c"; done | tr '\n' ' ' | sed 's/ $//')"
+expect_eq "nothing of kubectl-fed is left on $lead" "$(k "$lead" get ns,deploy,ds,crd -A -l app.kubernetes.io/part-of=kubectl-fed -o name)" ""
+eventually 30 "status on $after: it leads, both hosts healthy" bash -c \
+  "'$FED' status --context $after -o json | jq -e '[.hosts[] | .etcd.health] == [\"healthy\", \"healthy\"] and .hosts[0].role == \"leader\"' >/dev/null"
 
 "$TESTBED" down >/dev/null
 expect_eq "nothing of the testbed is left" "$("$TESTBED" leftovers)" ""
