@@ -20,11 +20,6 @@ using namespace std::chrono_literals;
 constexpr auto kSettlePeriod = 1s;
 // How often a member's health is asked: `kubectl fed status` shows it this late at most.
 constexpr auto kProbePeriod = 5s;
-// A leadership move that failed (the member still catching up) is tried again this late.
-constexpr auto kMoveRetry = 30s;
-// Nor is it moved while the manager takes over: the transfer pauses etcd's writes for a
-// moment, and the restore and the first publication are what a failover waits for.
-constexpr auto kMoveAfterTakeover = 5s;
 
 kube::ResourceRef ref_of(const std::string& name) {
   return fedapi::ref(fedapi::kFederationHost, name);
@@ -43,7 +38,6 @@ HostReconciler::HostReconciler(std::shared_ptr<kube::DynamicClient> client, kube
       federation_id_(std::move(federation_id)) {}
 
 Result<kube::Requeue> HostReconciler::reconcile(const kube::Request& request) {
-  if (!started_) started_ = std::chrono::steady_clock::now();  // controllers run while leading
   auto object = hosts_.store().get("", request.name);
   if (!object) return kube::Requeue{};
   const json& host = *object;
@@ -87,7 +81,7 @@ Result<kube::Requeue> HostReconciler::reconcile(const kube::Request& request) {
       // A removed etcd leader steps down only after committing its removal, and the election
       // that follows outlasts the manager's renew deadline: hand the leadership over first.
       if (request.name != host_id_ && probe_.probe(members, decision.member->id).raft_leader) {
-        if (const auto own = own_member(members)) move_raft_leader_here(members, own->id, true);
+        if (const auto own = own_member(members)) move_raft_leader(members, own->id);
       }
       FED_TRY(etcd_.member_remove(decision.member->id));
       spdlog::info("host {}: etcd member {} removed", request.name, hex_id(decision.member->id));
@@ -111,12 +105,7 @@ Result<kube::Requeue> HostReconciler::reconcile(const kube::Request& request) {
   const bool started = member && !member->name.empty();
   json health = nullptr;
   if (started && !deleting) {
-    MemberHealth h = probe_.probe(members, member->id);
-    if (request.name == host_id_ && h.health == "healthy" && !h.raft_leader &&
-        !member->is_learner && move_raft_leader_here(members, member->id)) {
-      h = probe_.probe(members, member->id);
-    }
-    health = health_status(h);
+    health = health_status(probe_.probe(members, member->id));
   }
   FED_TRY(report(host, members, peer_url, deleting,
                  started ? "" : "added; waiting for the member to start", health));
@@ -131,22 +120,15 @@ std::optional<etcd::MemberInfo> HostReconciler::own_member(
   return member_at(members, (*own)["spec"].value("etcdPeerURL", ""));
 }
 
-bool HostReconciler::move_raft_leader_here(const std::vector<etcd::MemberInfo>& members,
-                                           std::uint64_t id, bool now_or_never) {
-  const auto now = std::chrono::steady_clock::now();
-  if (!now_or_never) {
-    if (now - *started_ < kMoveAfterTakeover) return false;
-    if (last_move_ && now - *last_move_ < kMoveRetry) return false;
-  }
-  last_move_ = now;
+void HostReconciler::move_raft_leader(const std::vector<etcd::MemberInfo>& members,
+                                      std::uint64_t id) {
   if (auto moved = probe_.make_leader(members, id); !moved) {
     spdlog::warn("host {}: could not move the federation etcd's leadership to its member {}: {}",
                  host_id_, hex_id(id), moved.error().message());
-    return false;
+    return;
   }
   spdlog::info("host {}: the federation etcd's leadership moved to its member {}", host_id_,
                hex_id(id));
-  return true;
 }
 
 Status HostReconciler::assign_tunnel_address(const json& host) {
