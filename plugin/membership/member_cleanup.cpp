@@ -109,6 +109,10 @@ const std::vector<kube::ResourceRef>& labelled_collections() {
   static const std::vector<kube::ResourceRef> kCollections = {
       collection("apps", "v1", "daemonsets"),
       collection("apps", "v1", "deployments"),
+      // The admission policies before the objects they guard: on a former host, the one that
+      // refuses federation writes on a follower would refuse these deletions.
+      collection("admissionregistration.k8s.io", "v1", "validatingadmissionpolicybindings"),
+      collection("admissionregistration.k8s.io", "v1", "validatingadmissionpolicies"),
       collection(std::string(fedapi::kGroup), std::string(fedapi::kVersion), "peerings"),
       collection(std::string(fedapi::kGroup), std::string(fedapi::kVersion), "natmappings"),
       collection(std::string(fedapi::kGroup), std::string(fedapi::kVersion), "ipamstates"),
@@ -122,8 +126,6 @@ const std::vector<kube::ResourceRef>& labelled_collections() {
       collection("rbac.authorization.k8s.io", "v1", "clusterrolebindings"),
       collection("rbac.authorization.k8s.io", "v1", "clusterroles"),
       collection("admissionregistration.k8s.io", "v1", "validatingwebhookconfigurations"),
-      collection("admissionregistration.k8s.io", "v1", "validatingadmissionpolicybindings"),
-      collection("admissionregistration.k8s.io", "v1", "validatingadmissionpolicies"),
       // The federation's namespace and the replicas of offloaded namespaces.
       collection("", "v1", "namespaces"),
       collection("apiextensions.k8s.io", "v1", "customresourcedefinitions"),
