@@ -26,10 +26,21 @@ ancestors() {
   done
 }
 
+# runc freezes a container's cgroup (v1 freezer) to kill all of its processes, and thaws it
+# after; killed in between (down, kill), it leaves the cgroup FROZEN, and a frozen process
+# does not die of SIGKILL — it stays, holding its cgroups, until thawed.
+thaw_cgroups() {
+  local f
+  for f in $(find /sys/fs/cgroup/freezer -path "*/$TB_PREFIX-*" -name freezer.state 2>/dev/null); do
+    [ "$(cat "$f" 2>/dev/null)" = THAWED ] || echo THAWED >"$f" 2>/dev/null || true
+  done
+}
+
 testbed_down() {
   local round pids keep
   keep=$(ancestors | tr '\n' '|')
   for round in 1 2 3 4 5; do
+    thaw_cgroups
     pids=$(testbed_pids | sort -u | grep -vxE "${keep%|}|$BASHPID" || true)
     [ -z "$pids" ] && break
     # shellcheck disable=SC2086
