@@ -30,6 +30,28 @@ federation_init() {
   "$fed" init --context c1 --gateway-address 172.31.0.1 >/dev/null
 }
 
+# federation_hosts_up HOSTS MEMBERS: a testbed of HOSTS + MEMBERS one-node clusters; c1
+# initialised, c2..cHOSTS added as hosts, the others joined as members through c1. KUBECONFIG
+# holds every cluster's context.
+federation_hosts_up() {
+  local hosts=$1 members=$2 clusters i kc=""
+  clusters=$((hosts + members))
+  "$tb" up --clusters "$clusters" --nodes 1 >/dev/null
+  for i in $(seq 1 "$clusters"); do kc="$kc${kc:+:}$("$tb" kubeconfig "c$i")"; done
+  export KUBECONFIG=$kc
+  federation_init
+  until [ "$(kubectl --context c1 -n kubectl-fed-system get cm fed-leader -o jsonpath='{.data.host}' 2>/dev/null)" = c1 ]; do
+    sleep 1
+  done
+  for i in $(seq 2 "$hosts"); do
+    "$fed" host add "c$i" --context c1 --host-context "c$i" --gateway-address "172.31.0.$i" >/dev/null
+  done
+  for i in $(seq $((hosts + 1)) "$clusters"); do
+    "$fed" join "c$i" --context c1 --member-context "c$i" --gateway-address "172.31.0.$i" \
+      --member-api-endpoint "https://172.31.0.10$i:6443" --wait --timeout 3m >/dev/null
+  done
+}
+
 # light_federation_up MAX: c1 (one node) and light members l1..lMAX, each joined, every virtual
 # node registered. KUBECONFIG is c1's.
 light_federation_up() {
