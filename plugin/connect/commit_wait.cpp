@@ -51,7 +51,8 @@ Status wait_committed(kube::DynamicClient& host, const std::string& host_id,
       "written on host " + host_id +
           " but not confirmed committed to the federation etcd (did the leader change? kubectl "
           "fed status shows it); run the command again",
-      out);
+      // The commit usually follows within tens of ms: every command waits this poll's period.
+      out, std::chrono::milliseconds(50));
 }
 
 }  // namespace fed::plugin

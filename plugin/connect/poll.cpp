@@ -7,7 +7,8 @@
 namespace fed::plugin {
 
 Status poll_until(const PollCheck& check, std::chrono::milliseconds timeout,
-                  const std::string& subject, const std::string& headline, Output& out) {
+                  const std::string& subject, const std::string& headline, Output& out,
+                  std::chrono::milliseconds interval) {
   using clock = std::chrono::steady_clock;
   const auto deadline = clock::now() + timeout;
   std::string last;
@@ -23,7 +24,7 @@ Status poll_until(const PollCheck& check, std::chrono::milliseconds timeout,
               util::format_duration(std::chrono::duration_cast<std::chrono::nanoseconds>(timeout)) +
               ": " + last);
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    std::this_thread::sleep_for(interval);
   }
 }
 

@@ -22,10 +22,11 @@ inline PollResult still_waiting(std::string why) {
   return std::optional<std::string>(std::move(why));
 }
 
-// Calls `check` every 500 ms until it is done or `timeout` passes. Each new reason is printed
-// as progress "waiting for <subject>: <reason>"; on timeout, Unavailable "<headline> after
-// <timeout>: <last reason>".
+// Calls `check` every `interval` until it is done or `timeout` passes. Each new reason is
+// printed as progress "waiting for <subject>: <reason>"; on timeout, Unavailable "<headline>
+// after <timeout>: <last reason>".
 Status poll_until(const PollCheck& check, std::chrono::milliseconds timeout,
-                  const std::string& subject, const std::string& headline, Output& out);
+                  const std::string& subject, const std::string& headline, Output& out,
+                  std::chrono::milliseconds interval = std::chrono::milliseconds(500));
 
 }  // namespace fed::plugin
