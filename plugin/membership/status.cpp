@@ -3,7 +3,6 @@
 #include <CLI/CLI.hpp>
 
 #include <ostream>
-#include <sstream>
 
 #include "plugin/connect/leader_connection.hpp"
 #include "plugin/connect/rest_config.hpp"
@@ -68,10 +67,10 @@ std::optional<json> leader_federation_hosts(const GlobalOptions& global,
   const json data = leader ? leader->value("data", json::object()) : json::object();
   if (data.value("holder", "") == "None") return std::nullopt;
   if (data.value("role", "leader") == "leader") return list(client);
-  std::ostringstream notes;  // status says where the rows come from in its own words
-  auto there = connect_leader_host(global, notes);
+  // fed-leader, read already, names the leader's host: only a context for it is looked for.
+  auto there = connect_host_named(global, data.value("host", ""));
   if (!there) return std::nullopt;
-  return list(*there->client);
+  return list(*there->host.client);
 }
 
 // What the HOSTS table needs; what cannot be read shows as unknown.
