@@ -129,10 +129,14 @@ bool LeaderElector::try_acquire() {
     else
       spdlog::warn("leader election: {}", record.error().message());
   }
-  see(current, revision);
+  const bool released = current && current->released();
+  see(released ? std::nullopt : current, revision);
   {
     std::lock_guard lock(mu_);
-    if (revision != 0 && Clock::now() - observed_since_ < timings_.lease_duration) return false;
+    // Absent or released (a resignation): nobody holds it, taken at once.
+    if (revision != 0 && !released && Clock::now() - observed_since_ < timings_.lease_duration) {
+      return false;
+    }
   }
   const LeaderRecord next = next_term(current, identity_, std::chrono::system_clock::now());
   etcd::TxnRequest txn;
@@ -160,7 +164,7 @@ bool LeaderElector::try_acquire() {
   }
   see(next, result->header.revision);
   spdlog::info("leader election: {} leads {} (epoch {}{})", identity_, key_, next.epoch,
-               current ? ", after " + current->holder : std::string());
+               current && !released ? ", after " + current->holder : std::string());
   return true;
 }
 
@@ -204,10 +208,7 @@ void LeaderElector::resign() {
   if (!mine) return;
   etcd::TxnRequest txn;
   txn.compare.push_back(holds(key_, *mine));
-  etcd::TxnOp del;
-  del.kind = etcd::TxnOp::Kind::Delete;
-  del.del.key = key_;
-  txn.success.push_back(del);
+  txn.success.push_back(put_op(key_, released(*mine)));
   auto result = client_.txn(txn);
   if (!result) {
     spdlog::warn("leader election: resigning {}: {} (a standby takes over after the lease)", key_,

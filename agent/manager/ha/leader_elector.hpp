@@ -32,7 +32,7 @@
 namespace fed::ha {
 
 struct ElectionTimings {
-  std::chrono::milliseconds lease_duration{700};
+  std::chrono::milliseconds lease_duration{600};
   std::chrono::milliseconds renew_deadline{450};
   std::chrono::milliseconds renew_period{100};
   std::chrono::milliseconds retry_period{50};
@@ -67,7 +67,7 @@ class LeaderElector final {
   LeaderElector& operator=(const LeaderElector&) = delete;
 
   // Campaigns, then renews while leading. Returns when `stop` is requested (a leader resigns:
-  // it deletes its record so that a standby takes over at once) or when leadership is lost
+  // it releases its record so that a standby takes over at once) or when leadership is lost
   // (after stopped_leading).
   void run(std::stop_token stop);
 

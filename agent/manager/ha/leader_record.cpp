@@ -22,8 +22,8 @@ Result<LeaderRecord> decode_leader_record(std::string_view value, std::string_vi
                                         " (delete the key to let the managers elect again)");
   };
   if (!j.is_object()) return invalid("not a JSON object");
-  if (!j.contains("holder") || !j["holder"].is_string() || j["holder"].get<std::string>().empty()) {
-    return invalid("holder must be a non-empty string");
+  if (!j.contains("holder") || !j["holder"].is_string()) {
+    return invalid("holder must be a string (empty once released)");
   }
   if (!j.contains("epoch") || !j["epoch"].is_number_integer() ||
       j["epoch"].get<std::int64_t>() < 1) {
@@ -51,6 +51,10 @@ LeaderRecord next_term(const std::optional<LeaderRecord>& current, std::string h
                        std::chrono::system_clock::time_point now) {
   return LeaderRecord{std::move(holder), current ? current->epoch + 1 : 1,
                       util::format_rfc3339_millis(now)};
+}
+
+LeaderRecord released(const LeaderRecord& mine) {
+  return LeaderRecord{"", mine.epoch, mine.acquired_at};
 }
 
 }  // namespace fed::ha

@@ -54,7 +54,7 @@ manager_ha() {
   epoch=$(leader_data epoch)
 
   # The active manager's process alone, SIGKILLed: no resignation, the standby waits out the
-  # lease (700 ms) and takes over.
+  # lease (600 ms) and takes over.
   pid=$(manager_pid "$leader") || fail "$mode: no process of $leader on this machine"
   kill -9 "$pid"
   eventually 30 "$mode: the standby $standby took over after the leader's SIGKILL" one_leader_published "$standby"

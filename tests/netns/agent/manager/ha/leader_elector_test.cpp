@@ -135,7 +135,7 @@ TEST_CASE("one leader at a time; a crashed leader is replaced after its lease; f
   Candidate* second = leader_of(all);
   MESSAGE("takeover after a crash: "
           << std::chrono::duration_cast<std::chrono::milliseconds>(took_over - crashed).count()
-          << " ms (lease 700 ms)");
+          << " ms (lease 600 ms)");
   CHECK_FALSE(first->elector->leading());
   CHECK(first->stopped == 0);  // a crash calls nothing back
   REQUIRE(second->elector->observed());
@@ -170,7 +170,8 @@ TEST_CASE("one leader at a time; a crashed leader is replaced after its lease; f
           << std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - resigned).count()
           << " ms");
   CHECK(second->stopped == 0);  // a requested stop is not a loss
-  // The resignation's deletion is taken at once: no lease waited out.
+  // The released record is taken at once, and its epoch counted on: no lease waited out.
+  CHECK(leader_of(all)->elector->observed()->epoch == 3);
   const auto resign_wait = leader_of(all)->elector->takeover_wait();
   REQUIRE(resign_wait);
   CHECK(*resign_wait < ElectionTimings{}.lease_duration);

@@ -20,7 +20,7 @@ TEST_CASE("a leader record reads back as written, and equal records are equal by
 }
 
 TEST_CASE("an unreadable record names the key and the way out") {
-  for (const char* bad : {"", "not json", "[]", R"({"epoch":1})", R"({"holder":"","epoch":1})",
+  for (const char* bad : {"", "not json", "[]", R"({"epoch":1})", R"({"holder":1,"epoch":1})",
                           R"({"holder":"a","epoch":0})", R"({"holder":"a","epoch":"1"})"}) {
     auto r = decode_leader_record(bad, "/kubectl-fed/leader");
     INFO(bad);
@@ -48,13 +48,26 @@ TEST_CASE("terms count up from 1, and the fence compares the whole value") {
   CHECK(c.value == encode(second));
 }
 
+TEST_CASE("a released record has no holder and keeps its epoch for the next term") {
+  const auto now = std::chrono::system_clock::time_point{} + 1800000000s;
+  const LeaderRecord mine = next_term(LeaderRecord{"c1/a", 6, ""}, "c2/b", now);
+  const LeaderRecord gone = released(mine);
+  CHECK(gone.released());
+  CHECK_FALSE(mine.released());
+  CHECK(gone.epoch == 7);
+  auto back = decode_leader_record(encode(gone), "/kubectl-fed/leader");
+  REQUIRE(back);
+  CHECK(back->released());
+  CHECK(next_term(*back, "c3/c", now).epoch == 8);
+}
+
 TEST_CASE("timings keep a renewal inside the deadline and a margin below the lease") {
   CHECK(ElectionTimings{}.validate());
   ElectionTimings t;
-  t.renew_deadline = 650ms;  // within 10 % of the 700 ms lease: two leaders could overlap
+  t.renew_deadline = 560ms;  // within 10 % of the 600 ms lease: two leaders could overlap
   auto bad = t.validate();
   REQUIRE_FALSE(bad);
-  CHECK(bad.error().message().find("renew deadline (650 ms)") != std::string::npos);
+  CHECK(bad.error().message().find("renew deadline (560 ms)") != std::string::npos);
   t = {};
   t.renew_period = 450ms;
   CHECK_FALSE(t.validate());
