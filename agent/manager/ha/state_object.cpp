@@ -123,7 +123,12 @@ RestorePlan plan_restore(const std::vector<std::pair<StateKey, nlohmann::json>>&
     if (live_meta.contains("resourceVersion")) {
       update["metadata"]["resourceVersion"] = live_meta.at("resourceVersion");
     }
-    plan.update.emplace_back(key, std::move(update));
+    nlohmann::json live_form = stored_form(*it->second);
+    live_form.erase("status");
+    nlohmann::json main_part = target;
+    main_part.erase("status");
+    (main_part == live_form ? plan.update_status : plan.update)
+        .emplace_back(key, std::move(update));
   }
   for (const auto& [key, object] : have) {
     if (!want.contains(key)) plan.remove.push_back(key);

@@ -65,6 +65,9 @@ struct RestorePlan {
   // Live but different: the stored form with the live object's metadata.resourceVersion, so
   // that the update is refused (Conflict) if the object changed since it was listed.
   std::vector<std::pair<StateKey, nlohmann::json>> update;
+  // Live and different in the status alone (say a FederationHost's etcd health, which the
+  // leader rewrites every few seconds): the same, written through the status subresource only.
+  std::vector<std::pair<StateKey, nlohmann::json>> update_status;
   // Live but not stored: to delete.
   std::vector<StateKey> remove;
 };

@@ -8,7 +8,7 @@ namespace fed::ha {
 namespace {
 
 using nlohmann::json;
-using Objects = std::vector<std::pair<StateKey, json>>;
+using Objects = LiveObjects;
 
 constexpr int kAttempts = 5;
 
@@ -87,6 +87,13 @@ Result<bool> apply_plan(kube::DynamicClient& host, const RestorePlan& plan,
     if (outcome == Outcome::Conflict) return false;
     ++summary.updated;
   }
+  for (const auto& [key, object] : plan.update_status) {
+    FED_ASSIGN_OR_RETURN(const ReplicatedKind* kind, kind_of(key));
+    auto written = host.update_status(ref_of(*kind, key), object);
+    if (!written && written.error().is_conflict()) return false;
+    if (!written) return written.error().to_error();
+    ++summary.updated;
+  }
   for (const auto& key : plan.remove) {
     FED_TRY(apply_one(host, key, nullptr, false));
     ++summary.removed;
@@ -113,10 +120,13 @@ std::string to_string(const RestoreSummary& s) {
 }
 
 Result<RestoreSummary> restore_host_state(kube::DynamicClient& host, StateStore& store,
-                                          StateMirror& mirror) {
+                                          StateMirror& mirror, const CachedObjects& cached) {
   for (int attempt = 1; attempt <= kAttempts; ++attempt) {
     FED_ASSIGN_OR_RETURN(auto stored, store.load());
-    FED_ASSIGN_OR_RETURN(auto live, list_live(host));
+    Result<Objects> read = fail(ErrorCode::Unavailable, "not read");
+    if (attempt == 1 && cached) read = cached();
+    if (!read) read = list_live(host);
+    FED_ASSIGN_OR_RETURN(auto live, std::move(read));
     if (stored.empty()) {
       FED_ASSIGN_OR_RETURN(auto summary, seed(store, live));
       FED_ASSIGN_OR_RETURN(stored, store.load());

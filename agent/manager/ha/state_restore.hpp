@@ -9,6 +9,7 @@
 // truth and is copied into etcd instead. Once a federation has state it always has one
 // FederationHost at least, so an empty store never stands for "everything was deleted".
 
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -30,9 +31,17 @@ struct RestoreSummary {
 
 std::string to_string(const RestoreSummary& summary);
 
-// Restores (or seeds) as above, then sets `mirror` to what etcd holds. A Conflict (an object
-// changed between the list and the write) re-lists and re-plans, a few times.
+// The host's replicated objects, each with its key.
+using LiveObjects = std::vector<std::pair<StateKey, nlohmann::json>>;
+// Reads them from somewhere faster than a list per kind (a standby's warm informers); fails
+// when it cannot (a cache not synced yet).
+using CachedObjects = std::function<Result<LiveObjects>()>;
+
+// Restores (or seeds) as above, then sets `mirror` to what etcd holds. The first plan is made
+// from `cached` when given — a takeover then lists nothing — and every later one from lists
+// of the host's API server: a Conflict (an object changed between the read and the write, or
+// a cache a little behind) re-lists and re-plans, a few times.
 Result<RestoreSummary> restore_host_state(kube::DynamicClient& host, StateStore& store,
-                                          StateMirror& mirror);
+                                          StateMirror& mirror, const CachedObjects& cached = {});
 
 }  // namespace fed::ha

@@ -174,11 +174,26 @@ TEST_CASE("a restore creates what only etcd has, updates what differs, removes t
   CHECK(again.update == plan.update);
   CHECK(again.remove == plan.remove);
 
+  CHECK(plan.update_status.empty());
+
+  // A difference in the status alone goes through the status subresource only.
+  json stale = cluster("c1", "https://c1");
+  stale["status"] = {{"phase", "Member"}, {"etcd", {{"lag", 3}}}};
+  json fresh = stale;
+  fresh["status"]["etcd"]["lag"] = 0;
+  const RestorePlan status_only = plan_restore({{c1, fresh}}, {{c1, live(stale, "11")}});
+  CHECK(status_only.update.empty());
+  REQUIRE(status_only.update_status.size() == 1);
+  json want_status = fresh;
+  want_status["metadata"]["resourceVersion"] = "11";
+  CHECK(status_only.update_status[0].second == want_status);
+
   // A host that matches etcd needs nothing.
   const RestorePlan none = plan_restore({{c1, cluster("c1", "https://c1")}},
                                         {{c1, live(cluster("c1", "https://c1"), "10")}});
   CHECK(none.create.empty());
   CHECK(none.update.empty());
+  CHECK(none.update_status.empty());
   CHECK(none.remove.empty());
   // An empty etcd removes every federation object listed; an empty host gets everything.
   CHECK(plan_restore({}, host).remove == std::vector<StateKey>{c1, c2, c4});
