@@ -69,7 +69,19 @@ Status ManagerRunner::start(const agent::RoleContext& ctx) {
       if (!elector_) return std::nullopt;
       return elector_->fence();
     });
+    // fed-leader goes out as soon as the host holds what the federation committed, while the
+    // other controllers start: it tells where to send writes, which wait in the informers for
+    // the controllers. Only the pod label (the webhook Service's routing) waits for them.
+    manager_->add_runnable("leader publication", [this] {
+      if (taking_over_) {
+        publisher_ = std::jthread([this, announcement = *taking_over_] {
+          publish(announcement, announcing_.get_token());
+        });
+      }
+      return ok();
+    });
   }
+  offload::add_pod_webhook(*manager_, options_.offload);
   // A new leader allocates from what the previous one stored, not from what it read at start.
   manager_->add_runnable("host IPAM", [ipam = host_ipam_.get()] { return ipam->resume(); });
   HostCluster hub{host, info, host_ipam_.get(), {}};
@@ -129,16 +141,18 @@ bool ManagerRunner::ready() const {
 }
 
 void ManagerRunner::announce(const ha::LeaderAnnouncement& announcement, std::stop_token stop) {
-  // Both only once the controllers run: the label routes the webhook Service here, fed-leader
-  // tells people and the follower policy where the leader is. Neither waits for the other (a
-  // takeover is published a round trip sooner); the label must land, fed-leader may give up.
-  std::jthread publisher([this, &announcement, stop] {
-    if (ha::publish_leader_with_retries(*host_, *events_, announcement, stop)) {
-      spdlog::info("manager: published ConfigMap {}/{} (epoch {})", fedapi::kNamespace,
-                   fedapi::kLeaderConfigMap, announcement.epoch);
-    }
-  });
+  // The label routes the webhook Service here, fed-leader tells people and the follower policy
+  // where the leader is. Neither waits for the other; the label must land, fed-leader may give
+  // up.
+  std::jthread publisher([this, &announcement, stop] { publish(announcement, stop); });
   pod_label_->apply_until_done(true, stop);
+}
+
+void ManagerRunner::publish(const ha::LeaderAnnouncement& announcement, std::stop_token stop) {
+  if (ha::publish_leader_with_retries(*host_, *events_, announcement, stop)) {
+    spdlog::info("manager: published ConfigMap {}/{} (epoch {})", fedapi::kNamespace,
+                 fedapi::kLeaderConfigMap, announcement.epoch);
+  }
 }
 
 Status ManagerRunner::start_election(const std::string& identity) {
@@ -165,14 +179,22 @@ Status ManagerRunner::start_election(const std::string& identity) {
             leader_metrics_->set_leading(true);
             const auto wait = elector_->takeover_wait();
             if (wait) leader_metrics_->took_over(*wait);
+            taking_over_ = ha::LeaderAnnouncement{record.holder, host_id_, record.epoch,
+                                                  record.acquired_at, wait};
+            const auto began = std::chrono::steady_clock::now();
             if (auto started = manager_->start_components(); !started && !stopping_) {
               spdlog::critical("manager: the controllers did not start: {}",
                                started.error().message());
               std::_Exit(1);
             }
-            announce(ha::LeaderAnnouncement{record.holder, host_id_, record.epoch,
-                                            record.acquired_at, wait},
-                     announcing_.get_token());
+            // What a takeover costs beyond the election (docs/BENCHMARKS.md reads it).
+            const std::string slowest = manager_->slowest_starts();
+            spdlog::info("manager: the controllers run ({} ms after taking over{})",
+                         std::chrono::duration_cast<std::chrono::milliseconds>(
+                             std::chrono::steady_clock::now() - began)
+                             .count(),
+                         slowest.empty() ? "" : "; slowest: " + slowest);
+            pod_label_->apply_until_done(true, announcing_.get_token());
           },
           [] {
             spdlog::critical(
@@ -213,6 +235,8 @@ void ManagerRunner::stop() {
   if (announcer_.joinable()) announcer_.join();
   // The controllers stop before the resignation, so that the next leader never overlaps them.
   if (manager_) manager_->stop_components();
+  // (After them: a takeover's start, which sets it, has ended.)
+  if (publisher_.joinable()) publisher_.join();
   if (election_.joinable()) {
     election_.request_stop();
     election_.join();

@@ -67,9 +67,11 @@ class ManagerRunner final : public agent::RoleRunner {
   // manager leads. Losing leadership ends the process at once (exit code 1): no write of a
   // deposed leader may land, and a restarted pod comes back as a standby.
   Status start_election(const std::string& identity);
-  // Once the controllers run: labels the pod, then publishes fed-leader and its Event. Returns
-  // early when `stop` is requested.
+  // Without election, once the controllers run: labels the pod and publishes fed-leader and
+  // its Event at the same time. Returns early when `stop` is requested.
   void announce(const ha::LeaderAnnouncement& announcement, std::stop_token stop);
+  // fed-leader and its Event, with retries; false if it gave up or was stopped.
+  void publish(const ha::LeaderAnnouncement& announcement, std::stop_token stop);
 
   ManagerOptions options_;
   std::shared_ptr<kube::DynamicClient> host_;
@@ -94,6 +96,10 @@ class ManagerRunner final : public agent::RoleRunner {
   std::stop_source announcing_;        // stop() ends the label and ConfigMap retries
   std::jthread election_;
   std::jthread announcer_;  // without election: announce() at start
+  // With election: the term being taken over (set before the controllers start), and the
+  // thread publishing it, started once the host holds the restored state.
+  std::optional<ha::LeaderAnnouncement> taking_over_;
+  std::jthread publisher_;
 };
 
 }  // namespace fed::federation

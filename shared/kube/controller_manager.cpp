@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <chrono>
 #include <utility>
 
@@ -75,6 +76,7 @@ void ControllerManager::start_caches() {
 Status ControllerManager::start_components() {
   std::lock_guard lifecycle(lifecycle_mu_);
   if (running_) return ok();
+  start_times_.clear();
   if (stopped_) {
     return fail(ErrorCode::Internal,
                 "controller manager: its components were stopped and cannot start again");
@@ -97,6 +99,7 @@ Status ControllerManager::start_components() {
       // A takeover waits for every component: one slow to start is worth a line.
       const auto took = std::chrono::duration_cast<std::chrono::milliseconds>(
           std::chrono::steady_clock::now() - began);
+      start_times_.emplace_back(c.name, took);
       if (took >= kSlowStart) {
         spdlog::warn("controller manager: {} took {} ms to start", c.name, took.count());
       }
@@ -156,6 +159,19 @@ std::vector<std::string> ControllerManager::component_names() const {
   names.reserve(components_.size());
   for (const auto& c : components_) names.push_back(c.name);
   return names;
+}
+
+std::string ControllerManager::slowest_starts(std::size_t count) const {
+  auto times = start_times_;
+  std::stable_sort(times.begin(), times.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
+  std::string out;
+  for (std::size_t i = 0; i < times.size() && i < count; ++i) {
+    if (times[i].second < std::chrono::milliseconds(10)) break;
+    if (!out.empty()) out += ", ";
+    out += times[i].first + " " + std::to_string(times[i].second.count()) + " ms";
+  }
+  return out;
 }
 
 }  // namespace fed::kube

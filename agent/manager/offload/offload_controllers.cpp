@@ -21,6 +21,8 @@
 namespace fed::offload {
 namespace {
 
+constexpr std::chrono::minutes kWebhookCacheTimeout{2};
+
 // A directory of this process under the system's temporary directory, unless `dir` names one.
 std::filesystem::path cert_dir_or_temp(const std::string& dir, const std::string& prefix) {
   if (!dir.empty()) return dir;
@@ -62,57 +64,6 @@ void start_virtual_kubelet(kube::ControllerManager& manager, VirtualKubelet* kub
         return ok();
       },
       [kubelet] { kubelet->stop(); });
-}
-
-// The pod webhook's serving pair, its configuration (which follows the offloaded namespaces)
-// and its server, which serves only once the offloadings are cached (the controllers' start
-// waited for that), so an early pod is not waved through as "not offloaded".
-void add_pod_webhook(kube::ControllerManager& manager, kube::Informer& offloadings,
-                     const OffloadOptions& options) {
-  if (options.webhook_bind_address.empty()) return;
-  auto& tls = manager.own(std::make_unique<webhook::WebhookTlsStore>(
-      manager.client(), std::string(fedapi::kNamespace),
-      cert_dir_or_temp(options.webhook_cert_dir, "kubectl-fed-webhook-")));
-  auto offloaded_namespaces = [&offloadings] {
-    std::set<std::string> offloaded;
-    for (const auto& o : offloadings.store().list()) {
-      if (!(*o)["metadata"].contains("deletionTimestamp")) {
-        offloaded.insert((*o)["metadata"].value("namespace", ""));
-      }
-    }
-    return offloaded;
-  };
-  auto& configuration = manager.own(std::make_unique<webhook::WebhookConfigReconciler>(
-      manager.client(), tls,
-      webhook::WebhookConfigTarget{
-          {"admissionregistration.k8s.io", "v1", "mutatingwebhookconfigurations"},
-          std::string(kWebhookConfiguration),
-          "pod webhook",
-          "pods of offloaded namespaces get no placement rules",
-          [offloaded_namespaces](const nlohmann::json& current, const std::string& ca_bundle) {
-            return webhook_configuration(current, ca_bundle, offloaded_namespaces());
-          }}));
-  // The server checks its certificate files when it is created: they must exist first.
-  manager.add_runnable("pod-webhook certificates", [&tls]() -> Status {
-    FED_TRY(tls.sync(std::chrono::system_clock::now()));
-    return ok();
-  });
-  kube::Controller& controller = manager.add_controller(configuration, "pod-webhook", 1);
-  controller.watch(offloadings, [](const nlohmann::json&) {
-    return std::vector<kube::Request>{webhook::WebhookConfigReconciler::request()};
-  });
-  auto& server = manager.own(std::make_unique<std::unique_ptr<PodWebhook>>());
-  manager.add_runnable(
-      "pod-webhook server",
-      [&controller, &server, &tls, &offloadings,
-       address = options.webhook_bind_address]() -> Status {
-        controller.queue().add(webhook::WebhookConfigReconciler::request());
-        FED_ASSIGN_OR_RETURN(server, PodWebhook::start(address, tls.files(), offloadings));
-        return ok();
-      },
-      [&server] {
-        if (server) server->stop();
-      });
 }
 
 }  // namespace
@@ -222,8 +173,61 @@ void add_offload_controllers(kube::ControllerManager& manager, const OffloadDeps
     return replication.every_replication(node);
   });
 
-  add_pod_webhook(manager, informers.offloadings, options);
   start_virtual_kubelet(manager, kubelet);
+}
+
+void add_pod_webhook(kube::ControllerManager& manager, const OffloadOptions& options) {
+  if (options.webhook_bind_address.empty()) return;
+  kube::Informer& offloadings =
+      manager.informer(fedapi::ref_in(fedapi::kNamespaceOffloading, "", ""));
+  auto& tls = manager.own(std::make_unique<webhook::WebhookTlsStore>(
+      manager.client(), std::string(fedapi::kNamespace),
+      cert_dir_or_temp(options.webhook_cert_dir, "kubectl-fed-webhook-")));
+  auto offloaded_namespaces = [&offloadings] {
+    std::set<std::string> offloaded;
+    for (const auto& o : offloadings.store().list()) {
+      if (!(*o)["metadata"].contains("deletionTimestamp")) {
+        offloaded.insert((*o)["metadata"].value("namespace", ""));
+      }
+    }
+    return offloaded;
+  };
+  auto& configuration = manager.own(std::make_unique<webhook::WebhookConfigReconciler>(
+      manager.client(), tls,
+      webhook::WebhookConfigTarget{
+          {"admissionregistration.k8s.io", "v1", "mutatingwebhookconfigurations"},
+          std::string(kWebhookConfiguration),
+          "pod webhook",
+          "pods of offloaded namespaces get no placement rules",
+          [offloaded_namespaces](const nlohmann::json& current, const std::string& ca_bundle) {
+            return webhook_configuration(current, ca_bundle, offloaded_namespaces());
+          }}));
+  // The server checks its certificate files when it is created: they must exist first.
+  manager.add_runnable("pod-webhook certificates", [&tls]() -> Status {
+    FED_TRY(tls.sync(std::chrono::system_clock::now()));
+    return ok();
+  });
+  kube::Controller& controller = manager.add_controller(configuration, "pod-webhook", 1);
+  controller.watch(offloadings, [](const nlohmann::json&) {
+    return std::vector<kube::Request>{webhook::WebhookConfigReconciler::request()};
+  });
+  auto& server = manager.own(std::make_unique<std::unique_ptr<PodWebhook>>());
+  manager.add_runnable(
+      "pod-webhook server",
+      [&controller, &server, &tls, &offloadings,
+       address = options.webhook_bind_address]() -> Status {
+        // Served only once the offloadings are cached: an early pod would be waved through.
+        if (!offloadings.wait_for_sync(kWebhookCacheTimeout)) {
+          return fail(ErrorCode::Unavailable,
+                      "the NamespaceOffloading cache did not sync: the pod webhook cannot serve");
+        }
+        controller.queue().add(webhook::WebhookConfigReconciler::request());
+        FED_ASSIGN_OR_RETURN(server, PodWebhook::start(address, tls.files(), offloadings));
+        return ok();
+      },
+      [&server] {
+        if (server) server->stop();
+      });
 }
 
 }  // namespace fed::offload

@@ -46,8 +46,14 @@ struct OffloadDeps {
   kube::EventRecorder* events = nullptr;  // about the federation's objects on the host
 };
 
-// Adds every offloading controller, the pod webhook and the virtual kubelet to `manager`.
+// Adds every offloading controller and the virtual kubelet to `manager`.
 void add_offload_controllers(kube::ControllerManager& manager, const OffloadDeps& deps,
                              const OffloadOptions& options);
+
+// Adds the pod webhook: its serving pair, its configuration (which follows the offloaded
+// namespaces) and its server, which serves once the offloadings are cached. Added before the
+// controllers, whose first passes at a takeover send the API server hundreds of requests: its
+// start is a few calls that would otherwise wait behind them (docs/BENCHMARKS.md).
+void add_pod_webhook(kube::ControllerManager& manager, const OffloadOptions& options);
 
 }  // namespace fed::offload

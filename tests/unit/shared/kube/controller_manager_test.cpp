@@ -143,6 +143,29 @@ TEST_CASE("components start in order and stop in reverse order, once") {
   CHECK(again.error().message().find("cannot start again") != std::string::npos);
 }
 
+TEST_CASE("the slowest starts are named, slowest first; quick ones are not") {
+  Cluster cluster;
+  ControllerManager manager(cluster.client());
+  const auto sleeping = [](std::chrono::milliseconds d) {
+    return [d] {
+      std::this_thread::sleep_for(d);
+      return ok();
+    };
+  };
+  manager.add_runnable("quick", [] { return ok(); });
+  manager.add_runnable("certificates", sleeping(40ms));
+  manager.add_runnable("ipam", sleeping(15ms));
+  CHECK(manager.slowest_starts().empty());  // nothing started yet
+  REQUIRE(manager.start_components());
+  const std::string slowest = manager.slowest_starts();
+  INFO(slowest);
+  CHECK(slowest.find("certificates ") == 0);
+  CHECK(slowest.find(", ipam ") != std::string::npos);
+  CHECK(slowest.find("quick") == std::string::npos);
+  CHECK(manager.slowest_starts(1).find(",") == std::string::npos);
+  manager.stop();
+}
+
 TEST_CASE("a component that fails to start stops those before it and names itself") {
   Cluster cluster;
   ControllerManager manager(cluster.client());
