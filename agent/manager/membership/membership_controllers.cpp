@@ -17,13 +17,24 @@ Membership add_membership_controllers(kube::ControllerManager& manager, const Ho
       manager.informer(kube::ResourceRef{{"", "v1", "secrets"}, std::string(kNamespace), "", ""},
                        std::move(credential_options));
   kube::Informer& host_peerings = manager.informer(fedapi::ref(fedapi::kPeering, ""));
+  kube::Informer& hosts = manager.informer(fedapi::ref(fedapi::kFederationHost, ""));
   auto& membership =
-      manager.own(std::make_unique<MembershipReconciler>(host, clusters, &credentials));
+      manager.own(std::make_unique<MembershipReconciler>(host, clusters, &credentials, &hosts));
   // One worker: the host IPAM and the tunnel-address pool are shared by every member.
   kube::Controller& members = manager.add_controller(membership, "membership", 1);
   members.watch(clusters);
   members.watch(host_peerings, [&membership](const nlohmann::json& peering) {
     return membership.cluster_of_peering(peering);
+  });
+  // A host removed: every member lets go of its tunnel with it. (Only then: the leader rewrites
+  // every FederationHost's status every few seconds.)
+  members.watch(hosts, [&clusters](const nlohmann::json& federation_host) {
+    std::vector<kube::Request> all;
+    if (!federation_host["metadata"].contains("deletionTimestamp")) return all;
+    for (const auto& fc : clusters.store().list()) {
+      all.push_back({"", (*fc)["metadata"].value("name", "")});
+    }
+    return all;
   });
 
   kube::Informer& endpoint_mappings = manager.informer(fedapi::ref(fedapi::kEndpointMapping, ""));

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <set>
 
+#include "agent/manager/membership/former_hosts.hpp"
 #include "agent/manager/membership/network_exchange.hpp"
 #include "agent/manager/membership/peering_builder.hpp"
 #include "agent/manager/membership/peering_writer.hpp"
@@ -46,9 +47,11 @@ PendingRecheck::Clock::duration age_of(const json& fc) {
 }  // namespace
 
 MembershipReconciler::MembershipReconciler(HostCluster host, kube::Informer& clusters,
-                                           const kube::Informer* credentials)
+                                           const kube::Informer* credentials,
+                                           const kube::Informer* hosts)
     : host_(std::move(host)),
       clusters_(clusters),
+      hosts_(hosts),
       connections_(host_.client, credentials),
       recheck_(/*fast=*/30s, /*max=*/30s, /*connected=*/60s) {}
 
@@ -193,6 +196,7 @@ Result<kube::Requeue> MembershipReconciler::join(const json& fc) {
                                 host_gw, member_addr, host_addr,  backend};
   FED_ASSIGN_OR_RETURN(auto host_tunnel, apply_peering(*host_.client, host_side));
   FED_ASSIGN_OR_RETURN(auto member_tunnel, apply_peering(*mem.client, member_side));
+  FED_TRY(forget_former_hosts(id, mem));
 
   const auto pair = pair_tunnel_status(host_id, host_tunnel, id, member_tunnel);
   const bool connected = pair.state == fedapi::TunnelState::Connected;
@@ -248,6 +252,28 @@ Status MembershipReconciler::leave(const json& fc) {
   members_.erase(id);
   recheck_.forget(id);
   spdlog::info("member {} left the federation", id);
+  return ok();
+}
+
+Status MembershipReconciler::forget_former_hosts(const std::string& id, Member& mem) {
+  if (hosts_ == nullptr || !hosts_->has_synced() || hosts_->store().size() == 0) return ok();
+  std::set<std::string> hosts{host_.info.cluster_id};
+  for (const auto& h : hosts_->store().list()) hosts.insert((*h)["metadata"].value("name", ""));
+  std::set<std::string> members;
+  for (const auto& fc : clusters_.store().list()) members.insert(cluster_id_of(*fc));
+  auto listed = mem.client->list_all(fedapi::ref(fedapi::kPeering, ""));
+  if (!listed) return listed.error().to_error().with_context("Peerings of " + id);
+  std::vector<std::string> peerings;
+  for (const auto& p : (*listed).value("items", json::array())) {
+    peerings.push_back(p["metadata"].value("name", ""));
+  }
+  for (const auto& former : former_hosts(peerings, hosts, members)) {
+    FED_TRY(kube::remove_if_present(*mem.client, fedapi::ref(fedapi::kPeering, former)));
+    FED_TRY(kube::remove_if_present(*mem.client, fedapi::ref(fedapi::kNatMapping, former)));
+    FED_TRY(mem.ipam->remove_peer(former));
+    spdlog::info("member {}: host {} has left the federation: its tunnel with it is removed", id,
+                 former);
+  }
   return ok();
 }
 

@@ -38,8 +38,11 @@ class MembershipReconciler final : public kube::Reconciler {
  public:
   // `clusters` is the FederatedCluster informer; the reconciler reads objects from its cache.
   // `credentials` caches the members' credential Secrets (MemberConnections).
+  // `hosts` caches the FederationHosts: a member's Peering with a host no longer among them
+  // is taken away (former_hosts.hpp); none: Peerings are left as they are.
   MembershipReconciler(HostCluster host, kube::Informer& clusters,
-                       const kube::Informer* credentials = nullptr);
+                       const kube::Informer* credentials = nullptr,
+                       const kube::Informer* hosts = nullptr);
 
   // The FederatedCluster a host Peering belongs to (a Peering is named after its peer's
   // cluster id): the gateway's agent reports the handshake there, and the status follows.
@@ -65,6 +68,8 @@ class MembershipReconciler final : public kube::Reconciler {
  private:
   Result<kube::Requeue> join(const nlohmann::json& fc);
   Status leave(const nlohmann::json& fc);
+  // Removes member `id`'s Peering, NatMapping and IPAM entry of every former host.
+  Status forget_former_hosts(const std::string& id, Member& mem);
   // The member's client, info and IPAM (cached); a failure is reported in the status.
   Result<std::shared_ptr<Member>> member(const nlohmann::json& fc);
   Result<std::string> tunnel_address(const nlohmann::json& fc);
@@ -76,6 +81,7 @@ class MembershipReconciler final : public kube::Reconciler {
 
   HostCluster host_;
   kube::Informer& clusters_;
+  const kube::Informer* hosts_;
   MemberConnections connections_;
   std::mutex mu_;  // members_ (one worker today; cheap insurance for more)
   std::map<std::string, std::shared_ptr<Member>> members_;
