@@ -13,8 +13,11 @@
 # An HTTP loop between pods of the two members, over their direct link, runs through it all
 # without a failed request. Then: no quorum and its recovery; the leader's host partitioned from
 # the other hosts (its fencing asserted from the members' audit logs); a follower's host cut off
-# the WAN.
+# the WAN; a rolling restart of every host under a loop of offloads and endpoint mappings
+# (hosts_rolling_checks.sh); the leader's host removed in one command.
 source "$(dirname "$0")/../lib.sh"
+# shellcheck source=hosts_rolling_checks.sh
+source "$(dirname "$0")/hosts_rolling_checks.sh"
 FED=${KUBECTL_FED:-${FED_BINARY_DIR:?}/plugin/kubectl-fed}
 AGENT=${FED_BINARY_DIR:?}/agent/fed-agent
 [ -x "$FED" ] && [ -x "$AGENT" ] || fail "kubectl-fed and fed-agent must be built ($FED_BINARY_DIR)"
@@ -355,6 +358,9 @@ eventually 30 "status on $lead: $cut is a follower again, its member healthy" ba
   "'$FED' status --context $lead -o json | jq -e '.hosts[] | select(.name == \"$cut\") | .role == \"follower\" and .etcd.health == \"healthy\"' >/dev/null"
 expect_eq "the leader on $lead led throughout (same epoch)" "$(leader_of "$lead")" "$lead $epoch"
 
+rolling_restart_checks
+lead=$(rolling_leader)
+
 # The leader's host removed in one command: the leadership moves to another host first, then
 # the removal goes through it; two hosts remain, with a warning.
 ok_run rmlead host remove "$lead" --context "$lead" --host-context "$lead" -o json
@@ -366,6 +372,10 @@ after=$(sed -n "s/.*leadership moved from $lead to \([a-z0-9-]*\).*/\1/p" "$work
 expect_eq "the hosts left, on the new leader's host $after" "$(k "$after" get federationhosts -o jsonpath='{.items[*].metadata.name}')" \
   "$(for c in c1 c2 c3; do [ "$c" = "$lead" ] || echo "$c"; done | tr '\n' ' ' | sed 's/ $//')"
 expect_eq "nothing of kubectl-fed is left on $lead" "$(k "$lead" get ns,deploy,ds,crd -A -l app.kubernetes.io/part-of=kubectl-fed -o name)" ""
+eventually 60 "the members' tunnels with $lead are gone (their Peerings named after it)" bash -c \
+  "[ -z \"\$(for m in c4 c5; do kubectl --kubeconfig \$('$TESTBED' kubeconfig \$m) get peering $lead -o name --ignore-not-found; done)\" ]"
+expect_eq "their tunnels with the new leader's host $after stay" \
+  "$(for m in c4 c5; do k $m get peering "$after" -o name --ignore-not-found; done | wc -l)" 2
 eventually 30 "status on $after: it leads, both hosts healthy" bash -c \
   "'$FED' status --context $after -o json | jq -e '[.hosts[] | .etcd.health] == [\"healthy\", \"healthy\"] and .hosts[0].role == \"leader\"' >/dev/null"
 
