@@ -6,6 +6,7 @@
 #include <mutex>
 #include <ostream>
 
+#include "plugin/connect/leader_connection.hpp"
 #include "plugin/reconfigure/feature_config_record.hpp"
 #include "plugin/reconfigure/reconfigure_features.hpp"
 #include "plugin/reconfigure/reconfigure_manifests.hpp"
@@ -188,15 +189,21 @@ Status run_reconfigure(const GlobalOptions& global, const ReconfigureOptions& op
   FED_ASSIGN_OR_RETURN(const ReconfigurePlan plan, make_plan(options, text, conflist));
   if (plan.dry_run) return print_dry_run(plan, out);
   FED_ASSIGN_OR_RETURN(const Targets targets, resolve_targets(global, plan.cluster_selector));
-  // The record of a FeatureConfig rolled out over members lives on the host.
+  // The record of a FeatureConfig rolled out over members lives on the hosts: a replicated
+  // object, written on the leader's host (a follower's refuses it), which --context may not be.
   const bool record = targets.host && !plan.feature_config.is_null();
   const std::string record_name =
       record ? plan.feature_config["metadata"].value("name", "") : std::string();
   std::int64_t generation = 0;
+  std::shared_ptr<kube::DynamicClient> record_host;
+  std::string record_label;
   if (record) {
+    FED_ASSIGN_OR_RETURN(auto leader, connect_leader_host(global, out.err()));
+    record_host = leader.client;
+    record_label = "host " + leader.cluster_id;
     FED_ASSIGN_OR_RETURN(generation,
-                         record_start(*targets.host, plan.feature_config, targets.labels));
-    out.progress(targets.host_label + ": FeatureConfig " + record_name + " Progressing");
+                         record_start(*record_host, plan.feature_config, targets.labels));
+    out.progress(record_label + ": FeatureConfig " + record_name + " Progressing");
   }
   std::vector<ClusterResult> results(targets.contexts.size());
   std::mutex progress_mutex;
@@ -214,8 +221,8 @@ Status run_reconfigure(const GlobalOptions& global, const ReconfigureOptions& op
     results[i] = roll_out(**client, plan, name, progress);
   });
   if (record) {
-    if (auto r = record_result(*targets.host, record_name, results, generation); !r) {
-      out.progress(targets.host_label + ": " + r.error().message());
+    if (auto r = record_result(*record_host, record_name, results, generation); !r) {
+      out.progress(record_label + ": " + r.error().message());
     }
   }
   out.print(rollout_json(plan, results),
