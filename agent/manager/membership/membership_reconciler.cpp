@@ -251,6 +251,7 @@ Status MembershipReconciler::leave(const json& fc) {
   std::lock_guard lock(mu_);
   members_.erase(id);
   recheck_.forget(id);
+  pruned_for_.erase(id);
   spdlog::info("member {} left the federation", id);
   return ok();
 }
@@ -261,6 +262,13 @@ Status MembershipReconciler::forget_former_hosts(const std::string& id, Member& 
   for (const auto& h : hosts_->store().list()) hosts.insert((*h)["metadata"].value("name", ""));
   std::set<std::string> members;
   for (const auto& fc : clusters_.store().list()) members.insert(cluster_id_of(*fc));
+  {
+    // A member is looked at again and again (each Peering status, each recheck); its Peerings
+    // are listed only when the hosts or members changed since the last time they were.
+    std::lock_guard lock(mu_);
+    const auto seen = pruned_for_.find(id);
+    if (seen != pruned_for_.end() && seen->second == std::pair{hosts, members}) return ok();
+  }
   auto listed = mem.client->list_all(fedapi::ref(fedapi::kPeering, ""));
   if (!listed) return listed.error().to_error().with_context("Peerings of " + id);
   std::vector<std::string> peerings;
@@ -274,6 +282,8 @@ Status MembershipReconciler::forget_former_hosts(const std::string& id, Member& 
     spdlog::info("member {}: host {} has left the federation: its tunnel with it is removed", id,
                  former);
   }
+  std::lock_guard lock(mu_);
+  pruned_for_[id] = {std::move(hosts), std::move(members)};
   return ok();
 }
 

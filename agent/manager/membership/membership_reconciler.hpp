@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -85,6 +86,8 @@ class MembershipReconciler final : public kube::Reconciler {
   MemberConnections connections_;
   std::mutex mu_;  // members_ (one worker today; cheap insurance for more)
   std::map<std::string, std::shared_ptr<Member>> members_;
+  // By member: the hosts and members its Peerings were last checked against.
+  std::map<std::string, std::pair<std::set<std::string>, std::set<std::string>>> pruned_for_;
   PendingRecheck recheck_;
 };
 
