@@ -35,7 +35,7 @@ rolling_loop() {
     i=$((i + 1))
     k "$lead" --request-timeout=5s create namespace "roll-$i" >/dev/null 2>&1 || { echo "namespace $i $lead failed" >>"$log"; continue; }
     rc=0
-    "$FED" offload namespace "roll-$i" --context "$lead" --wait --timeout 60s -o json \
+    "$FED" offload namespace "roll-$i" --context "$lead" --wait --timeout 30s -o json \
       >"$work/roll-$i.out" 2>"$work/roll-$i.err" || rc=$?
     echo "offload $i $lead $rc" >>"$log"
     rc=0 address=-
@@ -58,6 +58,9 @@ rolling_loop() {
   done
 }
 
+# rolling_offloads_done LOG: how many offloads of the loop exited 0 so far.
+rolling_offloads_done() { awk '$1 == "offload" && $4 == 0' "$1" | wc -l; }
+
 # rolling_back HOST: HOST's own view says it follows or leads, its etcd member is healthy and
 # both of its managers are Ready.
 rolling_back() {
@@ -79,11 +82,16 @@ rolling_restart_checks() {
   rolling_loop "$log" "$stop" &
   loop=$!
   for c in c1 c2 c3; do
+    n=$(rolling_offloads_done "$log")
     "$TESTBED" kill "$c" >/dev/null
     sleep 5  # the loop goes on against the two hosts left
     "$TESTBED" start "$c" >/dev/null
     eventually 180 "rolling restart: $c is back (its member healthy, both managers Ready)" rolling_back "$c"
     eventually 60 "rolling restart: a leader, every host's member healthy" rolling_settled
+    # Each restart is followed by work through whoever leads then, so the loop's commands
+    # interleave with every restart (and the leader they go through changes with them).
+    eventually 120 "rolling restart: an offload through the leader exited 0 since $c was killed" \
+      bash -c "[ \$(awk '\$1 == \"offload\" && \$4 == 0' '$log' | wc -l) -gt $n ]"
   done
   touch "$stop"
   wait "$loop"
@@ -91,7 +99,7 @@ rolling_restart_checks() {
   echo "# rolling restart: the loop's rounds (the leader is now on $lead):"
   sed 's/^/#   /' "$log"
 
-  n=$(awk '$1 == "offload" && $4 == 0' "$log" | wc -l)
+  n=$(rolling_offloads_done "$log")
   [ "$n" -ge 3 ] && pass "rolling restart: $n offloads exited 0 during it" || fail "rolling restart: only $n offloads exited 0: $(cat "$log")"
   [ "$(awk '$1 == "offload" && $4 == 0 {print $3}' "$log" | sort -u | wc -l)" -ge 2 ] &&
     pass "rolling restart: they went through more than one leader" || fail "rolling restart: one leader served them all: $(cat "$log")"
