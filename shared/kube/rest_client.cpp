@@ -3,7 +3,9 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <chrono>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <utility>
 
 #include "shared/kube/interruptible_sleep.hpp"
@@ -78,6 +80,7 @@ ApiResult<HttpResponse> RestClient::send(const ApiRequest& request) {
   Backoff backoff(options_.backoff);
   bool reauthenticated = false;
   int retries = 0;
+  std::optional<std::chrono::steady_clock::time_point> policy_refused_since;
   while (true) {
     if (!wait_for_token(request.stop)) return cancelled(what);
     HttpRequest http = to_http(request);
@@ -106,6 +109,23 @@ ApiResult<HttpResponse> RestClient::send(const ApiRequest& request) {
         continue;
       }
       ApiError err = ApiError::from_response(resp.status, resp.body);
+      if (is_unresolved_policy_param(resp.status, err.message())) {
+        const auto now = std::chrono::steady_clock::now();
+        if (!policy_refused_since) {
+          policy_refused_since = now;
+          spdlog::warn(
+              "{}: {}: the API server has not resolved an admission policy's parameter "
+              "kind yet (after a start it reloads kinds every 30 s); retrying for up "
+              "to {} s",
+              server_label(), what, options_.unresolved_policy_budget.count() / 1000);
+        }
+        if (now - *policy_refused_since < options_.unresolved_policy_budget) {
+          if (!sleep_unless_stopped(options_.unresolved_policy_interval, request.stop)) {
+            return cancelled(what);
+          }
+          continue;
+        }
+      }
       const auto header = parse_retry_after(resp.retry_after);
       if (header) err.set_retry_after(*header);
       const bool retry = retries < options_.max_retries &&

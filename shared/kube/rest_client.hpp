@@ -39,6 +39,11 @@ struct RestClientOptions {
   int max_retries = 5;  // attempts after the first one
   BackoffPolicy backoff{std::chrono::milliseconds(200), std::chrono::milliseconds(30'000), 2.0};
   std::chrono::seconds max_retry_after{60};  // longer Retry-After values are capped
+  // A write refused by an admission policy whose parameter kind the API server has not
+  // resolved yet (is_unresolved_policy_param) is retried this often for this long: its
+  // discovery cache is reset every 30 s.
+  std::chrono::milliseconds unresolved_policy_interval{1000};
+  std::chrono::milliseconds unresolved_policy_budget{35'000};
 };
 
 class RestClient final {

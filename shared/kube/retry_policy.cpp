@@ -66,4 +66,13 @@ bool is_retryable_transport(TransportFailure failure, Idempotency idempotency) {
   return false;
 }
 
+bool is_unresolved_policy_param(int http_status, std::string_view message) {
+  // A policy's configuration error is returned with the status of its validation's reason
+  // (Invalid by default, Forbidden when the policy says so).
+  if (http_status != 422 && http_status != 403) return false;
+  return message.find(
+             "failed to configure policy: failed to find resource referenced by "
+             "paramKind") != std::string_view::npos;
+}
+
 }  // namespace fed::kube

@@ -61,4 +61,11 @@ bool is_retryable_status(int http_status, Idempotency idempotency, bool has_retr
 // verification failures and cancellation never.
 bool is_retryable_transport(TransportFailure failure, Idempotency idempotency);
 
+// Whether a refusal is a ValidatingAdmissionPolicy whose paramKind the API server cannot resolve
+// yet: for up to 30 s after it starts, kube-apiserver's admission maps kinds from a discovery
+// cache reset every 30 s, so a policy whose parameter is a custom resource fails closed
+// ("failed to configure policy: failed to find resource referenced by paramKind") although
+// the CRD is there. Rejected before anything is stored, so every verb may retry it.
+bool is_unresolved_policy_param(int http_status, std::string_view message);
+
 }  // namespace fed::kube

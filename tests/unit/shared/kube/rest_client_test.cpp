@@ -176,6 +176,35 @@ TEST_CASE("5xx is retried for GET, not for POST, never for 501; retries are boun
   CHECK(n.error().code() == ErrorCode::Invalid);
 }
 
+TEST_CASE("a write refused for an unresolved policy parameter kind is retried within a budget") {
+  const std::string refusal = status_json(
+      422, "Invalid",
+      "ValidatingAdmissionPolicy 'p' denied request: failed to configure policy: failed to find "
+      "resource referenced by paramKind: 'fed.kubectl-fed.io/v1alpha1, Kind=FederationLeader'");
+  std::atomic<int> calls{0};
+  LoopbackServer server([&](const TestRequest& req) {
+    if (req.path == "/soon") {
+      return calls++ < 3 ? TestResponse::json(422, refusal) : TestResponse::json(200, "{}");
+    }
+    return TestResponse::json(422, refusal);
+  });
+  RestClientOptions o = fast_retries(0);
+  o.unresolved_policy_interval = 5ms;
+  o.unresolved_policy_budget = 100ms;
+  auto client = client_for(config_for(server.url()), o);
+  ApiRequest del = get("/soon");
+  del.method = "DELETE";
+  REQUIRE(client->send(del));
+  CHECK(server.request_count() == 4);  // retried although max_retries is 0
+
+  ApiRequest post = get("/never");
+  post.method = "POST";
+  auto p = client->send(post);
+  REQUIRE_FALSE(p);  // the budget ends it with the server's refusal
+  CHECK(p.error().code() == ErrorCode::Invalid);
+  CHECK(server.request_count() > 5);
+}
+
 TEST_CASE("an unreachable server gives one clear line") {
   const int port = testing::unused_port();
   auto cfg = config_for("http://127.0.0.1:" + std::to_string(port));

@@ -71,4 +71,20 @@ TEST_CASE("which transport failures are retried for which verbs") {
   CHECK_FALSE(is_retryable_transport(TransportFailure::Cancelled, I::Idempotent));
 }
 
+TEST_CASE("an admission policy whose parameter kind is not resolved yet is retried") {
+  const std::string unresolved =
+      "federationhosts.fed.kubectl-fed.io \"c2\" is forbidden: ValidatingAdmissionPolicy "
+      "'p' denied request: failed to configure policy: failed to find resource referenced by "
+      "paramKind: 'fed.kubectl-fed.io/v1alpha1, Kind=FederationLeader'";
+  CHECK(is_unresolved_policy_param(422, unresolved));
+  CHECK(is_unresolved_policy_param(403, unresolved));
+  CHECK_FALSE(is_unresolved_policy_param(500, unresolved));
+  // The policy's own verdict, and a binding's configuration error, are final.
+  CHECK_FALSE(is_unresolved_policy_param(403,
+                                         "ValidatingAdmissionPolicy 'p' denied request: "
+                                         "this host cluster is a follower"));
+  CHECK_FALSE(is_unresolved_policy_param(
+      422, "failed to configure binding: cannot use namespaced paramRef in policy binding"));
+}
+
 }  // namespace fed::kube
