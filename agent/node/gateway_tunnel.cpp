@@ -35,7 +35,10 @@ Status GatewayTunnel::reconcile(const NodeStateInputs& in) {
   auto config = derive_gateway_tunnel(in);
   if (!config) return Unexpected(config.error().with_context("gateway tunnel"));
   handshake_pending_ = false;
-  if (!config->gateway) return remove_if_present("node " + in.node_name + " is not the gateway");
+  if (!config->gateway) {
+    if (deps_.probe != nullptr) deps_.probe->set_targets({});
+    return remove_if_present("node " + in.node_name + " is not the gateway");
+  }
 
   // The private key stays in its file and in the daemon; only the public key leaves the node.
   auto key = tunnel::load_or_create_private_key(options_.private_key_file);
@@ -63,6 +66,7 @@ Status GatewayTunnel::reconcile(const NodeStateInputs& in) {
     }
     errors.add(converge_vxlan(config->vxlan_peers, *config->address, in.node_name, statuses));
   }
+  apply_probe(*config, statuses);
   errors.add(report(in, statuses));
   handshake_pending_ = std::any_of(statuses.begin(), statuses.end(), [](const auto& s) {
     return s.second.state == fedapi::TunnelState::Connecting;
@@ -157,6 +161,32 @@ Status GatewayTunnel::converge_vxlan(const std::vector<VxlanTunnelPeering>& peer
                             : tunnel_error_status(vxlan_.interface, node, s.error().message()));
   }
   return s;
+}
+
+void GatewayTunnel::apply_probe(const GatewayTunnelConfig& config, PeeringStatuses& statuses) {
+  if (deps_.probe == nullptr) return;
+  struct Probed {
+    std::string cluster;
+    net::Ipv4 address;
+  };
+  std::map<std::string, Probed> probed;
+  if (config.address) {
+    for (const auto& p : config.peers) {
+      probed[p.peering] = {p.peer.cluster_id, p.peer.tunnel_address};
+    }
+    for (const auto& p : config.vxlan_peers) {
+      probed[p.peering] = {p.peer.cluster_id, p.peer.tunnel_address};
+    }
+  }
+  std::vector<ProbeTarget> targets;
+  for (const auto& [name, p] : probed) targets.push_back({name, p.address});
+  deps_.probe->set_targets(targets);
+  for (auto& [name, status] : statuses) {
+    const auto it = probed.find(name);
+    if (it == probed.end()) continue;
+    status = probed_tunnel_status(std::move(status), deps_.probe->answer(name), it->second.cluster,
+                                  it->second.address);
+  }
 }
 
 Status GatewayTunnel::remove_if_present(std::string_view why) {

@@ -19,6 +19,7 @@
 #include "agent/node/node_state_builder.hpp"
 #include "agent/node/tunnel/tunnel_reconciler.hpp"
 #include "agent/node/tunnel/vxlan_tunnel.hpp"
+#include "agent/node/tunnel_prober.hpp"
 #include "shared/fedapi/peering.hpp"
 #include "shared/result/result.hpp"
 
@@ -29,6 +30,8 @@ struct GatewayTunnelDeps {
   os::LinkManager& links;  // the VXLAN tunnel's device
   GatewayApi& api;
   std::function<std::int64_t()> now;  // Unix seconds; empty: the system clock
+  // The echo probe of the tunnel's peers (tunnel_prober.hpp); null: the handshake alone.
+  PeerProbe* probe = nullptr;
 };
 
 class GatewayTunnel final {
@@ -66,6 +69,9 @@ class GatewayTunnel final {
   Status remove_wireguard_if_present(std::string_view why);
   // Both tunnels.
   Status remove_if_present(std::string_view why);
+  // Points the probe at the carried peers of `config` (none without a tunnel address) and
+  // turns the Connected of a peer that stopped answering into Lost.
+  void apply_probe(const GatewayTunnelConfig& config, PeeringStatuses& statuses);
 
   GatewayTunnelDeps deps_;
   tunnel::TunnelOptions options_;

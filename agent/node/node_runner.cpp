@@ -106,8 +106,14 @@ Status NodeRunner::start(const agent::RoleContext& ctx) {
   tunnel_reconciler_ =
       std::make_unique<tunnel::TunnelReconciler>(tunnel::TunnelDeps{*links_, *wireguard_});
   gateway_api_ = std::make_unique<KubeGatewayApi>(*client_);
+  // A verdict change is reported at once: the host withdraws a lost member's pods from its
+  // Services on it (docs/DATAPATH.md "A member lost").
+  const kube::Request key{"", node};
+  prober_ = std::make_unique<TunnelProber>(tunnel::ProbeTiming{},
+                                           [this, key] { controller_->queue().add(key); });
   tunnel_ = std::make_unique<GatewayTunnel>(
-      GatewayTunnelDeps{*tunnel_reconciler_, *links_, *gateway_api_, {}}, options_.tunnel);
+      GatewayTunnelDeps{*tunnel_reconciler_, *links_, *gateway_api_, {}, prober_.get()},
+      options_.tunnel);
   events_ =
       std::make_unique<kube::EventRecorder>(client_, kube::EventSource{"fed-agent-node", node});
   tracking_ =
@@ -117,7 +123,7 @@ Status NodeRunner::start(const agent::RoleContext& ctx) {
   copts.name = "datapath";
   copts.workers = 1;  // one kernel, one writer
   controller_ = std::make_unique<kube::Controller>(*tracking_, std::move(copts));
-  const kube::Request key{"", node};
+  FED_TRY(prober_->start());  // after controller_ is set: its verdicts queue passes
   source_->on_change([this, key] { controller_->queue().add(key); });
   FED_TRY(source_->start(std::chrono::minutes(2)));
   FED_TRY(controller_->start());
@@ -128,6 +134,7 @@ Status NodeRunner::start(const agent::RoleContext& ctx) {
 
 void NodeRunner::stop() {
   ready_ = false;
+  if (prober_) prober_->stop();
   if (controller_) controller_->stop();
   if (source_) source_->stop();
 }

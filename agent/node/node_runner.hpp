@@ -56,6 +56,7 @@ class NodeRunner final : public agent::RoleRunner {
   std::unique_ptr<os::WireguardDaemon> wireguard_;
   std::unique_ptr<tunnel::TunnelReconciler> tunnel_reconciler_;
   std::unique_ptr<KubeGatewayApi> gateway_api_;
+  std::unique_ptr<TunnelProber> prober_;
   std::unique_ptr<GatewayTunnel> tunnel_;
   std::shared_ptr<kube::DynamicClient> client_;
   std::unique_ptr<kube::EventRecorder> events_;

@@ -13,9 +13,10 @@ constexpr std::array<std::pair<TunnelBackend, std::string_view>, 2> kBackends{{
     {TunnelBackend::WireGuard, "wireguard"},
     {TunnelBackend::Vxlan, "vxlan"},
 }};
-constexpr std::array<std::pair<TunnelState, std::string_view>, 4> kStates{{
+constexpr std::array<std::pair<TunnelState, std::string_view>, 5> kStates{{
     {TunnelState::Pending, "Pending"},
     {TunnelState::Connecting, "Connecting"},
+    {TunnelState::Lost, "Lost"},
     {TunnelState::Connected, "Connected"},
     {TunnelState::Error, "Error"},
 }};

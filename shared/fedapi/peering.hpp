@@ -17,7 +17,10 @@
 namespace fed::fedapi {
 
 enum class TunnelBackend { WireGuard, Vxlan };
-enum class TunnelState { Pending, Connecting, Connected, Error };
+// Ordered by how far along a tunnel is (a pair reports the side further behind). Lost: the
+// handshake is recent but the peer gateway no longer answers over the tunnel (its node, agent
+// or WAN link is down; agent/node/tunnel/probe_history.hpp).
+enum class TunnelState { Pending, Connecting, Lost, Connected, Error };
 
 // "wireguard" / "vxlan".
 std::string_view to_string(TunnelBackend backend);

@@ -54,6 +54,19 @@ fedapi::TunnelStatus peer_tunnel_status(const tunnel::TunnelPeer& peer,
   return {TunnelState::Connected, ""};
 }
 
+fedapi::TunnelStatus probed_tunnel_status(fedapi::TunnelStatus status, tunnel::PeerAnswer answer,
+                                          const std::string& peer_cluster, net::Ipv4 address) {
+  if (status.state != fedapi::TunnelState::Connected || answer != tunnel::PeerAnswer::Silent) {
+    return status;
+  }
+  return {fedapi::TunnelState::Lost,
+          fmt::format("{}'s gateway no longer answers over the tunnel (echoes to its tunnel "
+                      "address {} unanswered for 2 s or more): its gateway node, its fed-agent or "
+                      "the WAN between the gateways is down; its pods get no traffic from here "
+                      "until it answers again",
+                      peer_cluster, address.str())};
+}
+
 fedapi::TunnelStatus tunnel_error_status(const std::string& interface, const std::string& node,
                                          const std::string& message) {
   return {fedapi::TunnelState::Error,

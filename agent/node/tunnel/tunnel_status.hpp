@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "agent/node/tunnel/probe_history.hpp"
 #include "agent/node/tunnel/tunnel_config.hpp"
 #include "agent/node/tunnel/uapi_text.hpp"
 #include "shared/fedapi/peering.hpp"
@@ -30,6 +31,11 @@ std::string gateway_hop(const tunnel::TunnelPeer& peer);
 fedapi::TunnelStatus peer_tunnel_status(const tunnel::TunnelPeer& peer,
                                         const std::optional<tunnel::UapiPeer>& observed,
                                         std::int64_t now, std::uint16_t listen_port);
+
+// `status` (the handshake's view) corrected by the echo probe: Lost when it says Connected but
+// the peer gateway `peer_cluster`, at tunnel address `address`, went Silent.
+fedapi::TunnelStatus probed_tunnel_status(fedapi::TunnelStatus status, tunnel::PeerAnswer answer,
+                                          const std::string& peer_cluster, net::Ipv4 address);
 
 // The status of every carried peer when the tunnel pass failed.
 fedapi::TunnelStatus tunnel_error_status(const std::string& interface, const std::string& node,

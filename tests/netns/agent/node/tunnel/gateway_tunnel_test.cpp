@@ -5,11 +5,14 @@
 // published endpoint and key into the other side's Peering). Checked: publication, Pending
 // while the peer's gateway is not published, WireGuard peers from the Peerings, Connected after a
 // handshake and no rewrite of an unchanged status, a removed Peering's peer removed, and the tunnel
-// removed when the node stops being the gateway, with the key file kept.
+// removed when the node stops being the gateway, with the key file kept. Then the echo probe
+// (TunnelProber): a peer whose WAN link goes down is reported Lost within seconds, and
+// Connected again once it answers.
 #include <doctest/doctest.h>
 
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <map>
@@ -110,14 +113,15 @@ void init_side(Side& side, Lab& lab, const std::string& tag) {
 
 // One pass of the agent's tunnel inside the side's namespace; then, as the informers would,
 // the inputs see what it published and reported.
-fed::Status pass(Lab& lab, Side& side) {
+fed::Status pass(Lab& lab, Side& side, federation::PeerProbe* probe = nullptr) {
   auto scope = os::NetnsScope::enter_named(lab.ns(side.ns));
   REQUIRE(scope);
   auto links = os::NetlinkLinkManager::create();
   REQUIRE(links);
   auto daemon = daemon_under_test();
   fed::tunnel::TunnelReconciler reconciler({**links, *daemon});
-  federation::GatewayTunnel tunnel({reconciler, **links, side.api, {}}, side.options, side.vxlan);
+  federation::GatewayTunnel tunnel({reconciler, **links, side.api, {}, probe}, side.options,
+                                   side.vxlan);
   auto s = tunnel.reconcile(side.in);
   side.in.published_gateway = side.api.published;
   for (auto& p : side.in.peerings) {
@@ -125,6 +129,22 @@ fed::Status pass(Lab& lab, Side& side) {
     if (it != side.api.reported.end()) p["status"]["tunnel"] = it->second;
   }
   return s;
+}
+
+// Passes on both sides until each reports the other Connected (generous: when both sides'
+// first initiations cross, WireGuard drops both and retries after 5 s plus jitter, and the
+// kernel back end's suite runs on an emulated CPU).
+bool wait_connected(Lab& lab, Side& a, Side& b) {
+  for (const auto deadline = std::chrono::steady_clock::now() + 40s;
+       std::chrono::steady_clock::now() < deadline;) {
+    for (auto* s : {&a, &b}) REQUIRE(pass(lab, *s));
+    if (a.api.reported.at("c2").state == fedapi::TunnelState::Connected &&
+        b.api.reported.at("c1").state == fedapi::TunnelState::Connected) {
+      return true;
+    }
+    std::this_thread::sleep_for(200ms);
+  }
+  return false;
 }
 
 // The manager's copy of `from`'s publication into `to`'s Peering of it.
@@ -216,16 +236,7 @@ TEST_CASE("fed-agent node's gateway tunnel: publish, peers from Peerings, status
   CHECK(allowed.find("10.52.0.0/16") != std::string::npos);
   CHECK(allowed.find("169.254.64.2/32") != std::string::npos);
 
-  // Generous: when both sides' first initiations cross, WireGuard drops both and retries after
-  // 5 s plus jitter, and the kernel back end's suite runs on an emulated CPU.
-  bool connected = false;
-  for (const auto deadline = std::chrono::steady_clock::now() + 40s;
-       !connected && std::chrono::steady_clock::now() < deadline;) {
-    for (auto* s : {&a, &b}) REQUIRE(pass(lab, *s));
-    connected = a.api.reported.at("c2").state == fedapi::TunnelState::Connected &&
-                b.api.reported.at("c1").state == fedapi::TunnelState::Connected;
-    if (!connected) std::this_thread::sleep_for(200ms);
-  }
+  const bool connected = wait_connected(lab, a, b);
   INFO("c1's view: " << a.api.reported.at("c2").message);
   INFO("c2's view: " << b.api.reported.at("c1").message);
   INFO("a: " << sh(lab.in("a", "wg show all dump")).out);
@@ -314,4 +325,71 @@ TEST_CASE("vxlan Peerings: an unencrypted VXLAN tunnel, no WireGuard, TCP across
   a.in.peerings.clear();
   REQUIRE(pass(lab, a));
   CHECK(sh("ip -n " + lab.ns("a") + " link show " + dev).code != 0);
+}
+
+TEST_CASE("a peer gateway that stops answering over the tunnel is Lost within seconds") {
+  require_prerequisites();
+  require_wireguard();
+  Gateways g;
+  Lab& lab = g.lab;
+  Side& a = g.a;
+  Side& b = g.b;
+  a.in.peerings = {peering(1, 2)};
+  b.in.peerings = {peering(2, 1)};
+  for (auto* s : {&a, &b}) REQUIRE(pass(lab, *s));
+  carry(b, a);
+  carry(a, b);
+  REQUIRE(wait_connected(lab, a, b));
+
+  // c1's agent probes from c1's namespace: the raw socket belongs to the namespace it was
+  // opened in, whatever thread uses it later.
+  std::atomic<int> changes{0};
+  federation::TunnelProber prober(fed::tunnel::ProbeTiming{}, [&] { ++changes; });
+  {
+    auto scope = os::NetnsScope::enter_named(lab.ns("a"));
+    REQUIRE(scope);
+    REQUIRE(prober.start());
+  }
+  REQUIRE(pass(lab, a, &prober));  // points the probe at c2's tunnel address
+  const auto wait_for = [&](fed::tunnel::PeerAnswer want, std::chrono::seconds limit) {
+    const auto start = std::chrono::steady_clock::now();
+    while (prober.answer("c2") != want && std::chrono::steady_clock::now() - start < limit) {
+      std::this_thread::sleep_for(50ms);
+    }
+    return std::chrono::steady_clock::now() - start;
+  };
+  wait_for(fed::tunnel::PeerAnswer::Answering, 10s);
+  REQUIRE(prober.answer("c2") == fed::tunnel::PeerAnswer::Answering);
+  REQUIRE(pass(lab, a, &prober));
+  CHECK(a.api.reported.at("c2").state == fedapi::TunnelState::Connected);
+  CHECK(changes == 0);  // the first answer is no change worth a pass
+
+  // c2's gateway loses its WAN link: the handshake is seconds old, WireGuard still says
+  // Connected for minutes; the probe says Silent after its 2 s, and the pass reports Lost.
+  lab.run("b", "ip link set wan down");
+  const auto silent_after = wait_for(fed::tunnel::PeerAnswer::Silent, 10s);
+  REQUIRE(prober.answer("c2") == fed::tunnel::PeerAnswer::Silent);
+  MESSAGE(
+      "silent after " << std::chrono::duration_cast<std::chrono::milliseconds>(silent_after).count()
+                      << " ms");
+  CHECK(changes == 1);
+  REQUIRE(pass(lab, a, &prober));
+  const auto lost = a.api.reported.at("c2");
+  CHECK(lost.state == fedapi::TunnelState::Lost);
+  CHECK(lost.message.find("c2's gateway no longer answers over the tunnel (echoes to its tunnel "
+                          "address 169.254.64.2") == 0);
+
+  // The link comes back: two answers in a row, and the pass reports Connected again.
+  lab.run("b", "ip link set wan up");
+  wait_for(fed::tunnel::PeerAnswer::Answering, 20s);
+  CHECK(prober.answer("c2") == fed::tunnel::PeerAnswer::Answering);
+  CHECK(changes == 2);
+  REQUIRE(pass(lab, a, &prober));
+  CHECK(a.api.reported.at("c2").state == fedapi::TunnelState::Connected);
+
+  // A Peering no longer carried is no longer probed.
+  a.in.peerings.clear();
+  REQUIRE(pass(lab, a, &prober));
+  CHECK(prober.answer("c2") == fed::tunnel::PeerAnswer::Unknown);
+  prober.stop();
 }

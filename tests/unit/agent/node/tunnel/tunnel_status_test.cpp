@@ -61,6 +61,24 @@ TEST_CASE("Error once the last handshake is 3 minutes old; the text does not cha
   CHECK(peer_tunnel_status(c2(), seen(kNow - 180), kNow + 600, 51820) == s);
 }
 
+TEST_CASE("Connected becomes Lost when the peer gateway went silent, and only then") {
+  using fedapi::TunnelState;
+  using tunnel::PeerAnswer;
+  const auto address = net::Ipv4::parse("169.254.127.2").value();
+  const fedapi::TunnelStatus up{TunnelState::Connected, ""};
+  const auto lost = probed_tunnel_status(up, PeerAnswer::Silent, "c2", address);
+  CHECK(lost.state == TunnelState::Lost);
+  CHECK(lost.message.find("c2's gateway no longer answers over the tunnel") == 0);
+  CHECK(lost.message.find("169.254.127.2") != std::string::npos);
+  CHECK(probed_tunnel_status(up, PeerAnswer::Answering, "c2", address) == up);
+  CHECK(probed_tunnel_status(up, PeerAnswer::Unknown, "c2", address) == up);
+  // The handshake's own verdicts stand: the probe only speaks for a tunnel that looks up.
+  const fedapi::TunnelStatus connecting{TunnelState::Connecting, "no handshake yet"};
+  CHECK(probed_tunnel_status(connecting, PeerAnswer::Silent, "c2", address) == connecting);
+  const fedapi::TunnelStatus error{TunnelState::Error, "old handshake"};
+  CHECK(probed_tunnel_status(error, PeerAnswer::Silent, "c2", address) == error);
+}
+
 TEST_CASE("a failed pass names the interface and the node") {
   const auto s = tunnel_error_status("fed.wg", "node1", "wireguard-go: not found");
   CHECK(s.state == fedapi::TunnelState::Error);
