@@ -122,6 +122,7 @@ void add_offload_controllers(kube::ControllerManager& manager, const OffloadDeps
 
   auto& pods = manager.own(
       std::make_unique<PodReflector>(host, deps.cluster_id, informers.namespace_maps,
+                                     manager.informer(fedapi::ref(fedapi::kPeering, "")),
                                      deps.member_client, deps.pod_ip_on_host, fresh_replicas));
   // Its member watches stop after its controller (components stop in reverse order).
   manager.add_runnable("pod-reflection watches", {}, [&pods] { pods.stop(); });

@@ -3,6 +3,8 @@
 #include <spdlog/spdlog.h>
 
 #include "agent/manager/offload/namespaces/accepted_replicas.hpp"
+#include "agent/manager/offload/reflection/member_reachability.hpp"
+#include "shared/util/rfc3339.hpp"
 
 namespace fed::offload {
 namespace {
@@ -24,11 +26,13 @@ std::string uid_of(const json& object) {
 }  // namespace
 
 PodReflector::PodReflector(std::shared_ptr<kube::DynamicClient> host, std::string host_cluster_id,
-                           kube::Informer& namespace_maps, MemberClient member_client,
-                           MemberPodIpTranslator translate, FreshReplicas& fresh)
+                           kube::Informer& namespace_maps, kube::Informer& host_peerings,
+                           MemberClient member_client, MemberPodIpTranslator translate,
+                           FreshReplicas& fresh)
     : host_(std::move(host)),
       host_id_(std::move(host_cluster_id)),
       maps_(namespace_maps),
+      peerings_(host_peerings),
       member_client_(std::move(member_client)),
       translate_(std::move(translate)),
       fresh_(fresh) {}
@@ -39,9 +43,12 @@ PodReflector::~PodReflector() {
 
 void PodReflector::attach(kube::Controller& controller) {
   watches_ = std::make_unique<ReflectionWatches>(host_, host_id_, controller, fresh_);
-  controller.watch(maps_, [](const json& nm) {
-    return std::vector<kube::Request>{{"", nm["metadata"].value("name", "")}};
-  });
+  controller_ = &controller;
+  const auto member_of = [](const json& object) {
+    return std::vector<kube::Request>{{"", object["metadata"].value("name", "")}};
+  };
+  controller.watch(maps_, member_of);
+  controller.watch(peerings_, member_of);
 }
 
 void PodReflector::stop() {
@@ -54,6 +61,7 @@ Result<kube::Requeue> PodReflector::reconcile(const kube::Request& request) {
 }
 
 Result<kube::Requeue> PodReflector::sync_member(const std::string& id) {
+  follow_reachability(id);
   auto nm = maps_.store().get("", id);
   if (!nm) {
     watches_->forget(id);
@@ -123,6 +131,38 @@ Result<kube::Requeue> PodReflector::reflect(const std::string& ns, const std::st
   return kube::Requeue{};
 }
 
+void PodReflector::follow_reachability(const std::string& id) {
+  const auto peering = peerings_.store().get("", id);
+  const auto why = unreachable_reason(peering.get());
+  {
+    std::lock_guard lock(mu_);
+    const auto it = unreachable_.find(id);
+    const bool was = it != unreachable_.end();
+    if (was == why.has_value() && (!why || it->second == *why)) return;
+    if (why) {
+      unreachable_[id] = *why;
+    } else {
+      unreachable_.erase(it);
+    }
+  }
+  const auto pods = watches_->host_pods_of(id);
+  if (why) {
+    spdlog::warn("pod reflection: member {} unreachable: its {} pod(s) here are not Ready: {}", id,
+                 pods.size(), *why);
+  } else {
+    spdlog::info("pod reflection: member {} reachable again: its {} pod(s) here follow their twins",
+                 id, pods.size());
+  }
+  for (const auto& [ns, name] : pods) controller_->queue().add(kube::Request{ns, name});
+}
+
+std::optional<std::string> PodReflector::unreachable(const std::string& id) const {
+  std::lock_guard lock(mu_);
+  const auto it = unreachable_.find(id);
+  if (it == unreachable_.end()) return std::nullopt;
+  return it->second;
+}
+
 Status PodReflector::delete_twin(const ReflectionWatches::Twin& twin,
                                  std::optional<std::int64_t> grace_seconds) {
   if (deleting(*twin.pod)) return ok();
@@ -140,9 +180,14 @@ Status PodReflector::delete_twin(const ReflectionWatches::Twin& twin,
 }
 
 Status PodReflector::write_status(const json& host_pod, const ReflectionWatches::Twin& twin) {
-  return replace_status(
-      host_pod, host_pod_status(*twin.pod, host_pod.value("status", json::object()),
-                                [&](std::string_view ip) { return translate_(twin.member, ip); }));
+  json status = host_pod_status(*twin.pod, host_pod.value("status", json::object()),
+                                [&](std::string_view ip) { return translate_(twin.member, ip); });
+  // The twin's last known status says Ready, but nothing here reaches it any more.
+  if (const auto why = unreachable(twin.member)) {
+    status = unreachable_pod_status(std::move(status), *why,
+                                    util::format_rfc3339(std::chrono::system_clock::now()));
+  }
+  return replace_status(host_pod, std::move(status));
 }
 
 Status PodReflector::write_unplaced(const json& host_pod, const std::string& message) {

@@ -5,13 +5,17 @@
 // pod with pod IPs in the host's view of M's PodCIDR; deletion goes both ways — a host pod
 // deleted deletes its twin and is then finalized here (no kubelet will), a twin deleted on the
 // member is made again, a twin left behind by a host pod that is gone or was recreated under
-// the same name is deleted.
+// the same name is deleted. While the host gateway reports its tunnel with a member Lost, that
+// member's host pods are not Ready (member_reachability.hpp).
 //
-// Requests: a NamespaceMap (namespace "", name = member id) re-syncs that member's watches
-// (ReflectionWatches); a host pod (namespace, name) is reflected.
+// Requests: a NamespaceMap or the host's Peering with a member (namespace "", name = member
+// id) re-syncs that member's watches (ReflectionWatches) and, when its reachability changed,
+// every host pod on it; a host pod (namespace, name) is reflected.
 
 #include <functional>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 
@@ -35,8 +39,8 @@ using MemberPodIpTranslator =
 class PodReflector final : public kube::Reconciler {
  public:
   PodReflector(std::shared_ptr<kube::DynamicClient> host, std::string host_cluster_id,
-               kube::Informer& namespace_maps, MemberClient member_client,
-               MemberPodIpTranslator translate, FreshReplicas& fresh);
+               kube::Informer& namespace_maps, kube::Informer& host_peerings,
+               MemberClient member_client, MemberPodIpTranslator translate, FreshReplicas& fresh);
   ~PodReflector() override;
 
   // The controller that runs this reconciler; its queue receives the watches' events. Call
@@ -49,6 +53,10 @@ class PodReflector final : public kube::Reconciler {
 
  private:
   Result<kube::Requeue> sync_member(const std::string& id);
+  // Records whether member `id` is reachable now; when that changed, queues its host pods.
+  void follow_reachability(const std::string& id);
+  // Why member `id` is unreachable, as last recorded; nullopt while it is reachable.
+  std::optional<std::string> unreachable(const std::string& id) const;
   Result<kube::Requeue> reflect(const std::string& ns, const std::string& name);
   // Deletes `twin` unless it is already going.
   Status delete_twin(const ReflectionWatches::Twin& twin,
@@ -62,10 +70,14 @@ class PodReflector final : public kube::Reconciler {
   std::shared_ptr<kube::DynamicClient> host_;
   std::string host_id_;
   kube::Informer& maps_;
+  kube::Informer& peerings_;
   MemberClient member_client_;
   MemberPodIpTranslator translate_;
   FreshReplicas& fresh_;
   std::unique_ptr<ReflectionWatches> watches_;
+  kube::Controller* controller_ = nullptr;
+  mutable std::mutex mu_;
+  std::map<std::string, std::string> unreachable_;  // member id -> why
 };
 
 }  // namespace fed::offload

@@ -159,6 +159,23 @@ std::optional<ReflectionWatches::Twin> ReflectionWatches::twin(const std::string
               m->second.client};
 }
 
+std::vector<std::pair<std::string, std::string>> ReflectionWatches::host_pods_of(
+    const std::string& id) const {
+  std::shared_ptr<kube::Informer> pods;
+  {
+    std::lock_guard lock(mu_);
+    const auto it = members_.find(id);
+    if (it == members_.end() || !it->second.host_pods) return {};
+    pods = it->second.host_pods;
+  }
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& pod : pods->store().list()) {
+    const auto& meta = (*pod)["metadata"];
+    out.emplace_back(meta.value("namespace", ""), meta.value("name", ""));
+  }
+  return out;
+}
+
 std::vector<std::string> ReflectionWatches::members_replicating(const std::string& ns) const {
   std::lock_guard lock(mu_);
   std::vector<std::string> ids;

@@ -58,6 +58,8 @@ class ReflectionWatches final {
   // Member `id`'s view of host pod (ns, name); nullopt when `id` does not replicate `ns`.
   std::optional<Twin> twin(const std::string& id, const std::string& ns,
                            const std::string& name) const;
+  // The host pods (namespace, name) bound to member `id`'s virtual node.
+  std::vector<std::pair<std::string, std::string>> host_pods_of(const std::string& id) const;
   // Every member replicating `ns`.
   std::vector<std::string> members_replicating(const std::string& ns) const;
 
