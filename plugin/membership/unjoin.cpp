@@ -1,5 +1,6 @@
 #include "plugin/membership/unjoin.hpp"
 
+#include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
 #include <memory>
@@ -12,7 +13,9 @@
 #include "plugin/membership/join_plan.hpp"
 #include "plugin/membership/member_cleanup.hpp"
 #include "plugin/membership/membership_validation.hpp"
+#include "plugin/reconfigure/node_drain.hpp"
 #include "shared/fedapi/group.hpp"
+#include "shared/offload/virtual_node_name.hpp"
 
 namespace fed::plugin {
 namespace {
@@ -30,7 +33,8 @@ Runner wire_unjoin(CLI::App& app) {
   app.add_option("--member-kubeconfig", o->member_flags.kubeconfig,
                  "A kubeconfig file for the member");
   app.add_flag("--force", o->force,
-               "Do not wait for the manager's teardown; also go on when the member is gone");
+               "Do not move the pods off the member first nor wait for the manager's teardown; "
+               "also go on when the member is gone");
   app.add_option("--timeout", *timeout, "How long to wait for each teardown step (default 3m)");
   return [o, timeout](const GlobalOptions& global, Output& out) -> Status {
     FED_ASSIGN_OR_RETURN(o->timeout, parse_timeout_flag(*timeout, "--timeout"));
@@ -43,6 +47,37 @@ Status remove_if_present(kube::DynamicClient& c, const kube::ResourceRef& ref) {
   if (r || r.error().is_not_found()) return ok();
   return fail(r.error().code(),
               "deleting " + ref.to_string() + ": " + r.error().to_error().message());
+}
+
+double seconds_since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+
+// Moves the member's pods off it while its data path still carries their traffic: cordons its
+// virtual node, evicts its pods (PodDisruptionBudgets respected: an eviction a budget refuses
+// is retried until the timeout) and waits until the workloads they belonged to are ready
+// elsewhere. A host pod evicted goes out of its Services' endpoints before its twin stops
+// (docs/OFFLOAD.md), so no request is sent to a pod that is going. On failure the node is
+// uncordoned and nothing has been torn down.
+Result<json> move_pods_off(kube::DynamicClient& host, const UnjoinOptions& o, Output& out) {
+  const std::string node = offload::virtual_node_name(o.member);
+  const auto start = std::chrono::steady_clock::now();
+  json report{{"mode", "graceful"}, {"node", node}, {"evicted", json::array()}};
+  auto cordoned = cordon(host, node);
+  if (!cordoned) {
+    if (cordoned.error().code() == ErrorCode::NotFound) return report;  // never offloaded to
+    return Unexpected(cordoned.error().with_context("cordoning " + node));
+  }
+  auto moved = move_pods(host, PodScope{"node " + node, "", "spec.nodeName=" + node, {}},
+                         start + o.timeout, [&](const std::string& s) { out.progress(s); });
+  if (!moved) {
+    if (*cordoned) (void)uncordon(host, node);
+    return fail(moved.error().code(),
+                "unjoin " + o.member + " stopped before anything was torn down: " +
+                    moved.error().message() + " (--force leaves without moving the pods)");
+  }
+  report.update(*moved);
+  return report;
 }
 
 // Deletes the FederatedCluster; without --force waits for the manager's finalizer, with it
@@ -86,12 +121,18 @@ const Command kUnjoinCommand{
     .name = "unjoin",
     .summary = "Remove a member from the federation and kubectl-fed from the member",
     .description =
-        "Delete the FederatedCluster MEMBER on the host (the current context) and wait for the "
-        "manager to tear the peering down on both sides, then delete everything labelled "
+        "Move the pods off MEMBER first, as kubectl drain does: cordon its virtual node, evict "
+        "its pods (PodDisruptionBudgets respected) and wait until their workloads are ready "
+        "elsewhere; a budget that does not allow it within --timeout stops the unjoin with "
+        "nothing torn down. Then delete the FederatedCluster MEMBER on the host (the current "
+        "context) and wait for the manager to tear the peering down on both sides, then delete "
+        "everything labelled "
         "app.kubernetes.io/part-of=kubectl-fed on the member (the agent's preStop uninstalls "
         "its routes and NAT first), then the member's credential Secret on the host. The member "
         "is reached with --member-context/--member-kubeconfig, by default the context named "
-        "MEMBER. --force skips waiting for the manager and goes on when the member is gone.",
+        "MEMBER. --force moves no pod, skips waiting for the manager and goes on when the member "
+        "is "
+        "gone.",
     .usage =
         "unjoin MEMBER [--member-context CTX | --member-kubeconfig FILE] [--force] "
         "[--timeout D] [flags]",
@@ -126,6 +167,12 @@ Status run_unjoin(const GlobalOptions& global, const UnjoinOptions& o, Output& o
   }
 
   json doc{{"member", o.member}, {"federation", federation}, {"deleted", json::array()}};
+  if (o.force) {
+    doc["workload"] = {{"mode", "force"}};
+  } else {
+    FED_ASSIGN_OR_RETURN(doc["workload"], move_pods_off(*host, o, out));
+  }
+  const auto teardown = std::chrono::steady_clock::now();
   FED_ASSIGN_OR_RETURN(auto had_fc, delete_federated_cluster(*host, o, out));
   if (had_fc) {
     FED_TRY(wait_committed(*host, host_id, fedapi::ref(fedapi::kFederatedCluster, o.member), out));
@@ -151,12 +198,22 @@ Status run_unjoin(const GlobalOptions& global, const UnjoinOptions& o, Output& o
   }
 
   if (!member) out.err() << "warning: " << member.error().message() << "; its objects are left\n";
+  doc["teardownSeconds"] = seconds_since(teardown);
   out.print(doc, [&](std::ostream& os) {
+    const json& w = doc["workload"];
+    if (w["mode"] == "force") {
+      os << "pods on " << o.member << " not moved (--force)\n";
+    } else if (!w["evicted"].empty()) {
+      os << w["evicted"].size() << " pod(s) moved off " << w["node"].get<std::string>() << " in "
+         << fmt::format("{:.1f}", w.value("evictSeconds", 0.0)) << " s, replacements ready "
+         << fmt::format("{:.1f}", w.value("replacementsReadySeconds", 0.0)) << " s later\n";
+    }
     for (const auto& d : doc["deleted"]) {
       os << d["cluster"].get<std::string>() << ": " << d["object"].get<std::string>()
          << " deleted\n";
     }
-    os << "member " << o.member << " left federation " << federation << "\n";
+    os << "member " << o.member << " left federation " << federation << " (teardown "
+       << fmt::format("{:.1f}", doc["teardownSeconds"].get<double>()) << " s)\n";
   });
   return ok();
 }

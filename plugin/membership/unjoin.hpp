@@ -1,8 +1,10 @@
 #pragma once
-// kubectl fed unjoin MEMBER: deletes the FederatedCluster (the manager's finalizer tears the
-// peering down on both sides), then everything labelled part-of kubectl-fed on the member (the
-// agent's preStop uninstalls its kernel state), then the credential Secret on the host
-// (docs/JOIN.md). --force does not wait for the manager.
+// kubectl fed unjoin MEMBER: moves the pods off the member while its data path still works
+// (cordon and drain of its virtual node, PodDisruptionBudgets respected), deletes the
+// FederatedCluster (the manager's finalizer tears the peering down on both sides), then everything
+// labelled part-of kubectl-fed on the member (the agent's preStop uninstalls its kernel state),
+// then the credential Secret on the host (docs/JOIN.md). --force moves nothing and does not wait
+// for the manager.
 
 #include <chrono>
 #include <string>
@@ -15,7 +17,7 @@ namespace fed::plugin {
 struct UnjoinOptions {
   std::string member;        // MEMBER
   MemberFlags member_flags;  // default: the context named MEMBER
-  bool force = false;        // --force: drop the finalizer instead of waiting for the manager
+  bool force = false;  // --force: no drain; drop the finalizer instead of waiting for the manager
   std::chrono::milliseconds timeout{std::chrono::minutes(3)};  // --timeout
 };
 

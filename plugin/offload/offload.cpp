@@ -9,6 +9,7 @@
 #include "plugin/connect/leader_connection.hpp"
 #include "plugin/connect/poll.hpp"
 #include "plugin/manifests/render.hpp"
+#include "plugin/offload/pods_home.hpp"
 #include "plugin/offload/reflection_grant.hpp"
 #include "shared/fedapi/condition.hpp"
 #include "shared/fedapi/group.hpp"
@@ -127,7 +128,11 @@ Runner wire_unoffload(CLI::App& app) {
   app.add_option("kind", o->kind, "namespace");
   app.add_option("name", o->namespace_name, "The offloaded host namespace");
   app.add_flag("--wait", o->wait, "Wait until every replica is gone");
-  app.add_option("--timeout", *timeout, "How long --wait may take (default 2m)");
+  app.add_flag("--force", o->force,
+               "Delete the replicas with the pods running in them, without bringing the pods "
+               "home first");
+  app.add_option("--timeout", *timeout,
+                 "How long bringing the pods home, and --wait, may each take (default 2m)");
   return [o, timeout](const GlobalOptions& global, Output& out) -> Status {
     FED_ASSIGN_OR_RETURN(o->timeout, parse_timeout_flag(*timeout, "--timeout"));
     return run_unoffload(global, *o, out);
@@ -162,10 +167,14 @@ const Command kUnoffloadCommand{
     .name = "unoffload",
     .summary = "Stop offloading a host namespace; its replicas on members are deleted",
     .description =
-        "Deletes the namespace's NamespaceOffloading. The manager removes the "
-        "replicas from every member first (the object stays Terminating meanwhile); "
-        "--wait returns when they are gone.",
-    .usage = "unoffload namespace NS [--wait] [--timeout D] [flags]",
+        "Brings the namespace's pods home first, while the members still serve them: the "
+        "pod strategy becomes Local, the pods on members are evicted (PodDisruptionBudgets "
+        "respected) and their workloads waited for until ready on the host; a budget that "
+        "does not allow it within --timeout stops the unoffload with nothing deleted. Then "
+        "deletes the namespace's NamespaceOffloading: the manager removes the replicas from "
+        "every member (the object stays Terminating meanwhile); --wait returns when they are "
+        "gone. --force skips bringing the pods home.",
+    .usage = "unoffload namespace NS [--wait] [--force] [--timeout D] [flags]",
     .examples = "  kubectl fed unoffload namespace shop --context c1 --wait\n",
     .arg_values = {"namespace"},
     .wire = wire_unoffload,
@@ -313,7 +322,15 @@ Status run_unoffload(const GlobalOptions& global, const UnoffloadOptions& o, Out
   auto live = host->get(offloading_ref(o.namespace_name));
   if (!live && !live.error().is_not_found()) return live.error().to_error();
   const std::string result = live ? "unoffloaded" : "notOffloaded";
+  json doc{{"result", result}, {"namespace", o.namespace_name}};
   if (live) {
+    if (o.force) {
+      doc["pods"] = {{"mode", "force"}};
+    } else {
+      FED_ASSIGN_OR_RETURN(doc["pods"],
+                           move_pods_home(*host, o.namespace_name, offloading_ref(o.namespace_name),
+                                          o.timeout, out));
+    }
     auto r = host->remove(offloading_ref(o.namespace_name));
     if (!r && !r.error().is_not_found()) return r.error().to_error();
     FED_TRY(revoke_reflection(*host, o.namespace_name));
@@ -323,7 +340,11 @@ Status run_unoffload(const GlobalOptions& global, const UnoffloadOptions& o, Out
           "the unoffloading of " + o.namespace_name, out));
     }
   }
-  out.print(json{{"result", result}, {"namespace", o.namespace_name}}, [&](std::ostream& os) {
+  out.print(doc, [&](std::ostream& os) {
+    if (doc.contains("pods") && !doc["pods"].value("evicted", json::array()).empty()) {
+      os << doc["pods"]["evicted"].size() << " pod(s) of " << o.namespace_name
+         << " brought home from members\n";
+    }
     os << "namespace " << o.namespace_name
        << (live ? (o.wait ? " unoffloaded: every replica is gone" : " is being unoffloaded")
                 : " was not offloaded")

@@ -31,6 +31,7 @@ struct UnoffloadOptions {
   std::string kind;
   std::string namespace_name;
   bool wait = false;
+  bool force = false;  // --force: the pods are not brought home first
   std::chrono::milliseconds timeout{std::chrono::minutes(2)};
 };
 

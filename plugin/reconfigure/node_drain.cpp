@@ -1,7 +1,7 @@
 #include "plugin/reconfigure/node_drain.hpp"
 
 #include <algorithm>
-
+#include <map>
 #include <thread>
 #include <vector>
 
@@ -23,24 +23,25 @@ Status set_unschedulable(kube::DynamicClient& client, const std::string& node, b
   return ok();
 }
 
-Result<std::vector<json>> pods_to_evict(kube::DynamicClient& client, const std::string& node) {
+Result<std::vector<json>> pods_to_evict(kube::DynamicClient& client, const PodScope& scope) {
   kube::ListOptions list;
-  list.field_selector = "spec.nodeName=" + node;
-  auto pods = client.list_all(kube::ResourceRef{kPods, "", "", ""}, list);
+  list.field_selector = scope.field_selector;
+  auto pods = client.list_all(kube::ResourceRef{kPods, scope.ns, "", ""}, list);
   if (!pods) return pods.error().to_error();
   std::vector<json> out;
   for (const auto& pod : (*pods)["items"]) {
-    if (evictable(pod)) out.push_back(pod);
+    if (evictable(pod) && (!scope.filter || scope.filter(pod))) out.push_back(pod);
   }
   return out;
 }
 
-std::string names_of(const std::vector<json>& pods) {
-  std::vector<std::string> names;
-  for (const auto& p : pods) {
-    names.push_back(p["metadata"].value("namespace", "") + "/" + p["metadata"].value("name", ""));
+// The budget that refused an eviction, as the API server names it ("The disruption budget web
+// needs 2 healthy pods and has 2 currently"), else its message.
+std::string budget_of(const kube::ApiError& error) {
+  for (const auto& c : error.causes()) {
+    if (c.reason == "DisruptionBudget" && !c.message.empty()) return c.message;
   }
-  return util::join(names, ", ");
+  return error.message();
 }
 
 }  // namespace
@@ -78,11 +79,18 @@ Status uncordon(kube::DynamicClient& client, const std::string& node) {
   return set_unschedulable(client, node, false);
 }
 
-Status drain(kube::DynamicClient& client, const std::string& node,
-             std::chrono::steady_clock::time_point deadline) {
+Result<DrainResult> drain(kube::DynamicClient& client, const std::string& node,
+                          std::chrono::steady_clock::time_point deadline) {
+  return evict_pods(client, PodScope{"node " + node, "", "spec.nodeName=" + node, {}}, deadline);
+}
+
+Result<DrainResult> evict_pods(kube::DynamicClient& client, const PodScope& scope,
+                               std::chrono::steady_clock::time_point deadline) {
+  DrainResult result;
+  std::map<std::string, std::string> refused;  // pod -> why its eviction was refused
   for (;;) {
-    FED_ASSIGN_OR_RETURN(auto pods, pods_to_evict(client, node));
-    if (pods.empty()) return ok();
+    FED_ASSIGN_OR_RETURN(auto pods, pods_to_evict(client, scope));
+    if (pods.empty()) return result;
     for (const auto& pod : pods) {
       const std::string ns = pod["metadata"].value("namespace", "");
       const std::string name = pod["metadata"].value("name", "");
@@ -91,21 +99,90 @@ Status drain(kube::DynamicClient& client, const std::string& node,
                              {"kind", "Eviction"},
                              {"metadata", {{"name", name}, {"namespace", ns}}}};
       auto r = client.create(kube::ResourceRef{kPods, ns, name, "eviction"}, eviction);
+      if (r) {
+        result.evicted.push_back(ns + "/" + name);
+        for (const auto& o : pod["metadata"].value("ownerReferences", json::array())) {
+          if (o.value("controller", false)) {
+            result.owners.insert({o.value("kind", ""), ns, o.value("name", "")});
+          }
+        }
+        continue;
+      }
       // 429: a PodDisruptionBudget says not now; 404: gone meanwhile; 403 NamespaceTerminating:
       // no eviction is accepted there, and the namespace controller deletes the pod anyway.
       // All three: look again.
-      if (!r && !r.error().is_not_found() && r.error().http_status() != 429 &&
+      if (!r.error().is_not_found() && r.error().http_status() != 429 &&
           !namespace_terminating(r.error())) {
         return r.error().to_error().with_context("evicting " + ns + "/" + name);
       }
+      if (r.error().http_status() == 429) refused[ns + "/" + name] = budget_of(r.error());
     }
     if (std::chrono::steady_clock::now() >= deadline) {
-      return Error(ErrorCode::Unavailable, "drain of node " + node +
-                                               " did not finish: " + names_of(pods) +
-                                               " still there (a PodDisruptionBudget may forbid "
-                                               "the eviction)");
+      std::vector<std::string> held;
+      for (const auto& p : pods) {
+        const std::string id =
+            p["metadata"].value("namespace", "") + "/" + p["metadata"].value("name", "");
+        const auto it = refused.find(id);
+        held.push_back(it == refused.end() ? id : id + " (" + it->second + ")");
+      }
+      return Error(ErrorCode::Unavailable,
+                   "the eviction of the pods of " + scope.what +
+                       " did not finish: " + util::join(held, ", ") + " still there" +
+                       (refused.empty() ? std::string(" (a PodDisruptionBudget may forbid the "
+                                                      "eviction)")
+                                        : std::string("; let the budget allow it, or wait for "
+                                                      "healthy replicas elsewhere")));
     }
     std::this_thread::sleep_for(std::chrono::seconds(1));
+  }
+}
+
+Result<json> move_pods(kube::DynamicClient& client, const PodScope& scope,
+                       std::chrono::steady_clock::time_point deadline,
+                       const std::function<void(const std::string&)>& progress) {
+  const auto seconds_since = [](std::chrono::steady_clock::time_point t) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+  };
+  const auto start = std::chrono::steady_clock::now();
+  progress("evicting the pods of " + scope.what + "...");
+  FED_ASSIGN_OR_RETURN(auto evicted, evict_pods(client, scope, deadline));
+  json report{{"evicted", evicted.evicted}, {"evictSeconds", seconds_since(start)}};
+  if (!evicted.owners.empty()) progress("waiting for their replacements to be ready...");
+  const auto replacing = std::chrono::steady_clock::now();
+  FED_TRY(wait_owners_ready(client, evicted.owners, deadline));
+  report["replacementsReadySeconds"] = seconds_since(replacing);
+  return report;
+}
+
+Status wait_owners_ready(kube::DynamicClient& client, const std::set<PodOwner>& owners,
+                         std::chrono::steady_clock::time_point deadline) {
+  static const std::map<std::string, kube::GroupVersionResource> kControllers{
+      {"ReplicaSet", {"apps", "v1", "replicasets"}},
+      {"StatefulSet", {"apps", "v1", "statefulsets"}}};
+  for (;;) {
+    std::vector<std::string> waiting;
+    for (const auto& o : owners) {
+      const auto gvr = kControllers.find(o.kind);
+      if (gvr == kControllers.end()) continue;  // nothing of ours to wait for
+      auto got = client.get(kube::ResourceRef{gvr->second, o.ns, o.name, ""});
+      if (!got) {
+        if (got.error().is_not_found()) continue;
+        return got.error().to_error().with_context("reading " + o.kind + " " + o.ns + "/" + o.name);
+      }
+      const auto want = (*got)["spec"].value("replicas", 1);
+      const auto ready = (*got).value("status", json::object()).value("readyReplicas", 0);
+      if (ready < want) {
+        waiting.push_back(o.kind + " " + o.ns + "/" + o.name + " (" + std::to_string(ready) + "/" +
+                          std::to_string(want) + " ready)");
+      }
+    }
+    if (waiting.empty()) return ok();
+    if (std::chrono::steady_clock::now() >= deadline) {
+      return Error(ErrorCode::Unavailable,
+                   "the evicted pods' replacements are not ready: " + util::join(waiting, ", ") +
+                       "; is there room for them on another cluster or node?");
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
   }
 }
 

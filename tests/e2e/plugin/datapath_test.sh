@@ -76,6 +76,8 @@ kill_manager() {
 . "$(dirname "${BASH_SOURCE[0]}")/replication_checks.sh"
 # shellcheck source=manager_ha_checks.sh
 . "$(dirname "${BASH_SOURCE[0]}")/manager_ha_checks.sh"
+# shellcheck source=member_loss_checks.sh
+. "$(dirname "${BASH_SOURCE[0]}")/member_loss_checks.sh"
 
 # reflection MODE C3_PODS C3_HERE: the pod webhook and pod reflection (docs/OFFLOAD.md). `shop` is
 # offloaded from c1 to c3 only, strategy Remote; a plain Deployment's pod is sent to c3's
@@ -396,8 +398,14 @@ YAML
     "$(k c2 get peering c3 -o name --ignore-not-found)$(k c3 get peering c2 -o name --ignore-not-found)" ""
   k c3 delete pod listener --now >/dev/null
 
+  # c2 leaves. Once with a workload on it, under traffic (member_loss_checks.sh): the
+  # same-PodCIDR run differs in addresses, not in how members leave.
+  if [ "$mode" = distinct ]; then
+    members_leaving "$mode"
+  else
+    ok_run unjoin2a unjoin c2 --context c1 --member-context c2
+  fi
   # Kill the manager during a join, join again: converges, nothing allocated twice.
-  ok_run unjoin2a unjoin c2 --context c1 --member-context c2
   if [ "$mode" = distinct ]; then
     # join --wait names a broken hop inside a cluster: a foreign link called fed.vxlan on
     # c2/node2 (where the dialler must run: node1 is cordoned) keeps that agent from converging.

@@ -14,6 +14,25 @@ using nlohmann::json;
 const kube::ResourceRef kPods{{"", "v1", "pods"}, "", "", ""};
 // While a twin or a host pod is going away, look again this soon.
 constexpr std::chrono::seconds kSettle{2};
+// A host pod being deleted leaves its Services' endpoints at once, but kube-proxy on the host's
+// nodes applies that within its sync period (1 s): its twin is stopped only this long after the
+// deletion began, so that no request is still sent to it (a kubelet's pod has the same race,
+// which a preStop sleep covers; an offloaded pod's endpoints live on another cluster).
+constexpr std::chrono::seconds kEndpointsDrain{2};
+
+// How long until `pod`'s twin may stop: zero unless its deletion began less than
+// kEndpointsDrain ago (deletionTimestamp is the deletion's start plus its grace period).
+std::chrono::milliseconds twin_stop_wait(const json& pod) {
+  const auto& meta = pod["metadata"];
+  auto at = util::parse_rfc3339(meta.value("deletionTimestamp", ""));
+  if (!at) return std::chrono::milliseconds(0);
+  const std::chrono::seconds grace{meta.value("deletionGracePeriodSeconds", std::int64_t{0})};
+  const auto stop_at = *at - grace + kEndpointsDrain;
+  const auto now = std::chrono::system_clock::now();
+  if (now >= stop_at) return std::chrono::milliseconds(0);
+  return std::chrono::duration_cast<std::chrono::milliseconds>(stop_at - now) +
+         std::chrono::milliseconds(1);
+}
 
 bool deleting(const json& object) {
   return object["metadata"].contains("deletionTimestamp");
@@ -80,9 +99,14 @@ Result<kube::Requeue> PodReflector::reflect(const std::string& ns, const std::st
   for (const auto& id : watches_->members_replicating(ns)) {
     auto twin = watches_->twin(id, ns, name);
     if (!twin || !twin->pod) continue;
-    const bool wanted = host && host->member == id && !deleting(*host->pod) &&
-                        twin_origin_uid(*twin->pod) == uid_of(*host->pod);
-    if (wanted) continue;
+    const bool own =
+        host && host->member == id && twin_origin_uid(*twin->pod) == uid_of(*host->pod);
+    if (own && !deleting(*host->pod)) continue;
+    if (own) {
+      if (const auto wait = twin_stop_wait(*host->pod); wait.count() > 0) {
+        return kube::Requeue{wait};
+      }
+    }
     std::optional<std::int64_t> grace;
     if (host && (*host->pod)["metadata"].contains("deletionGracePeriodSeconds")) {
       grace = (*host->pod)["metadata"]["deletionGracePeriodSeconds"].get<std::int64_t>();

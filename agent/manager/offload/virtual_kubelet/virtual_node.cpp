@@ -49,10 +49,6 @@ std::string transition_time(const json& previous, std::string_view type, std::st
 
 }  // namespace
 
-std::string virtual_node_name(std::string_view cluster_id) {
-  return std::string(kVirtualNodePrefix) + std::string(cluster_id);
-}
-
 Readiness readiness(const fedapi::FederatedClusterStatus& status, Leaving leaving) {
   if (leaving == Leaving::Yes) {
     return {false, "MemberLeaving", "the member is being unjoined"};

@@ -17,19 +17,16 @@
 #include <nlohmann/json.hpp>
 
 #include "shared/fedapi/federated_cluster.hpp"
+#include "shared/offload/virtual_node_name.hpp"
 #include "shared/result/result.hpp"
 
 namespace fed::offload {
 
-inline constexpr std::string_view kVirtualNodePrefix = "kubectl-fed-";
 inline constexpr std::string_view kNodeLeaseNamespace = "kube-node-lease";
 // As the kubelet's: the node lifecycle controller waits this long after the last renewal.
 inline constexpr std::int64_t kLeaseDurationSeconds = 40;
 // The pods a virtual node accepts (the kubelet's default maxPods); the scheduler needs one.
 inline constexpr std::string_view kDefaultPods = "110";
-
-// "kubectl-fed-<cluster id>".
-std::string virtual_node_name(std::string_view cluster_id);
 
 // Whether the virtual node is Ready, and why (the Node's Ready condition).
 struct Readiness {
