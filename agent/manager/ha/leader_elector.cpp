@@ -178,8 +178,18 @@ bool LeaderElector::renew() {
   txn.compare.push_back(holds(key_, mine));
   txn.success.push_back(put_op(key_, mine));
   const auto start = Clock::now();
+  {
+    std::lock_guard lock(mu_);
+    renewing_since_ = start;
+  }
   auto result = client_.txn(txn);
   std::lock_guard lock(mu_);
+  renewing_since_.reset();
+  const auto took = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start);
+  if (took > 2 * timings_.renew_period) {
+    spdlog::warn("leader election: a renewal of {} took {} ms ({})", key_, took.count(),
+                 result ? (result->succeeded ? "done" : "refused") : result.error().message());
+  }
   if (result && result->succeeded) {
     renewed_at_ = start;
     observed_revision_ = result->header.revision;
@@ -218,6 +228,25 @@ void LeaderElector::resign() {
   spdlog::info("leader election: {} resigned {}", identity_, key_);
 }
 
+void LeaderElector::log_loss() const {
+  std::lock_guard lock(mu_);
+  const auto now = Clock::now();
+  const auto ms = [&](Clock::time_point t) {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(now - t).count();
+  };
+  if (renewing_since_) {
+    spdlog::warn(
+        "leader election: {} lost {}: the last renewal started {} ms ago; the one in "
+        "flight was sent {} ms ago and etcd has not answered it",
+        identity_, key_, ms(renewed_at_), ms(*renewing_since_));
+  } else {
+    spdlog::warn(
+        "leader election: {} lost {}: the last renewal started {} ms ago and none is in "
+        "flight (this process did not get to send one)",
+        identity_, key_, ms(renewed_at_));
+  }
+}
+
 void LeaderElector::lose() {
   if (lost_.exchange(true)) return;
   if (callbacks_.stopped_leading) callbacks_.stopped_leading();
@@ -239,7 +268,10 @@ void LeaderElector::run(std::stop_token stop) {
         watchdog_ = std::jthread([this](std::stop_token done) {
           while (!done.stop_requested() && !abandoned_) {
             if (!leading()) {
-              if (!stopping_) lose();
+              if (!stopping_) {
+                log_loss();
+                lose();
+              }
               return;
             }
             std::this_thread::sleep_for(std::chrono::milliseconds(5));

@@ -99,6 +99,8 @@ class LeaderElector final {
   // One renewal; false once leadership is lost.
   bool renew();
   void resign();
+  // Says why the watchdog found the leadership gone: slow etcd, or no renewal sent.
+  void log_loss() const;
   // Calls stopped_leading, once.
   void lose();
   void see(const std::optional<LeaderRecord>& record, std::int64_t mod_revision);
@@ -120,6 +122,9 @@ class LeaderElector final {
   std::optional<std::chrono::nanoseconds> takeover_wait_;
   std::optional<LeaderRecord> mine_;  // set while leading
   Clock::time_point renewed_at_;      // start of the last successful renewal
+  // Start of the renewal in flight, if any: a loss says whether etcd was answering slowly or
+  // not asked (this process starved), which is what tells the two apart afterwards.
+  std::optional<Clock::time_point> renewing_since_;
   std::atomic<bool> abandoned_{false};
   std::atomic<bool> stopping_{false};  // a requested stop: resigning is no loss
   std::atomic<bool> lost_{false};
