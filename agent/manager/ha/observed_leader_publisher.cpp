@@ -41,6 +41,11 @@ void ObservedLeaderPublisher::observe(const std::optional<LeaderRecord>& observe
   wake_.notify_all();
 }
 
+bool ObservedLeaderPublisher::never_published() const {
+  auto cm = client_->get(federation::configmap_ref(fedapi::kLeaderConfigMap));
+  return !cm && cm.error().is_not_found();
+}
+
 void ObservedLeaderPublisher::run(std::stop_token stop) {
   while (!stop.stop_requested()) {
     std::optional<LeaderRecord> observed;
@@ -52,6 +57,12 @@ void ObservedLeaderPublisher::run(std::stop_token stop) {
     }
     const auto announcement = observed_announcement(observed, own_host_);
     if (!announcement) continue;
+    if (announcement->holder == "None" && never_published()) {
+      // Right after `init` (or `host add`) the federation etcd may not answer yet: saying "no
+      // leader" then would make the leader-writes policy refuse the first `join`, which the
+      // policy lets through until a leader was published.
+      continue;
+    }
     if (auto applied = apply_leader(*client_, *announcement); !applied) {
       // The next change publishes again; a stale fed-leader on a follower misleads nobody
       // about safety (status says it is what this host observed).

@@ -38,6 +38,8 @@ class ObservedLeaderPublisher final {
 
  private:
   void run(std::stop_token stop);
+  // Whether this host has no fed-leader yet: no leader was ever published here.
+  bool never_published() const;
 
   std::shared_ptr<kube::DynamicClient> client_;
   const std::string own_host_;
