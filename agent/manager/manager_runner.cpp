@@ -165,7 +165,12 @@ Status ManagerRunner::start_election(const std::string& identity) {
   client.request_timeout = o.timings.renew_deadline * 2 / 3;
   client.dial_timeout = o.timings.renew_deadline / 3;
   client.status_timeout = o.timings.renew_deadline / 2;
-  client.poll_period = o.timings.renew_period;
+  // Where the etcd leader is, for routing only: a failed request or a response from a higher
+  // raft term makes the client look again at once, and a follower forwards a write anyway. At
+  // the renew period (100 ms) every manager of every host asked every member ten times a
+  // second — 500 status calls a second with 5 hosts, load the federation etcd then lacked for
+  // the managers' renewals (docs/HA.md).
+  client.poll_period = std::chrono::seconds(1);
   FED_ASSIGN_OR_RETURN(election_etcd_, etcd::EtcdClient::create(std::move(client)));
   observed_leader_ = std::make_unique<ha::ObservedLeaderPublisher>(host_, host_id_);
   elector_ = std::make_unique<ha::LeaderElector>(
