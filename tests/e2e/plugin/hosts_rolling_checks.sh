@@ -63,9 +63,13 @@ rolling_offloads_done() { awk '$1 == "offload" && $4 == 0' "$1" | wc -l; }
 
 # rolling_back HOST: HOST's own view says it follows or leads, its etcd member is healthy and
 # both of its managers are Ready.
+# What it saw last goes to $work/why, which the test prints first if it fails.
 rolling_back() {
-  "$FED" status --context "$1" -o json 2>/dev/null |
-    jq -e '.hosts[0] | (.role == "leader" or .role == "follower") and .etcd.state == "healthy" and .managers.ready == 2' >/dev/null
+  local out rc=0
+  out=$(timeout 30 "$FED" status --context "$1" -o json 2>&1) || rc=$?
+  { echo "$(date +%T) status --context $1 (exit $rc):"; jq -c '.hosts[0]' <<<"$out" 2>/dev/null || echo "$out"
+    k "$1" --request-timeout=5s -n kubectl-fed-system get pods --no-headers 2>&1; } >"$work/why"
+  [ "$rc" = 0 ] && jq -e '.hosts[0] | (.role == "leader" or .role == "follower") and .etcd.state == "healthy" and .managers.ready == 2' <<<"$out" >/dev/null
 }
 
 # rolling_settled: a leader whose status has every host's member healthy.
@@ -87,6 +91,7 @@ rolling_restart_checks() {
     sleep 5  # the loop goes on against the two hosts left
     "$TESTBED" start "$c" >/dev/null
     eventually 180 "rolling restart: $c is back (its member healthy, both managers Ready)" rolling_back "$c"
+    rm -f "$work/why"
     eventually 60 "rolling restart: a leader, every host's member healthy" rolling_settled
     # Each restart is followed by work through whoever leads then, so the loop's commands
     # interleave with every restart (and the leader they go through changes with them).

@@ -26,14 +26,17 @@ work=$(mktemp -d)
 on_exit() {
   local rc=$?
   if [ "$rc" != 0 ]; then
-    # Members have no fed-etcd nor managers: nothing here may stop the teardown below.
+    # What the failed check last saw first (CI keeps the head and the tail of a long log);
+    # every call bounded, so that a hung API server cannot eat the test's timeout.
+    [ -s "$work/why" ] && { echo "--- the failed check last saw:"; cut -c1-400 "$work/why"; }
     for c in c1 c2 c3 c4 c5; do
       echo "--- $c: kubectl-fed-system"
-      k "$c" -n kubectl-fed-system get pods -o wide 2>&1 | tail -n 8 || true
-      k "$c" -n kubectl-fed-system logs deploy/fed-etcd --tail 5 2>&1 | cut -c1-300 || true
-      for p in $(k "$c" -n kubectl-fed-system get pods -l app.kubernetes.io/name=fed-manager -o name 2>/dev/null || true); do
-        echo "--- $c: $p"; k "$c" -n kubectl-fed-system logs "$p" --tail 12 2>&1 | cut -c1-300 || true
-        echo "--- $c: $p (previous)"; k "$c" -n kubectl-fed-system logs "$p" --previous --tail 25 2>&1 | cut -c1-300 || true
+      k "$c" --request-timeout=10s -n kubectl-fed-system get pods -o wide 2>&1 | tail -n 8 || true
+      case $c in c4 | c5) continue ;; esac  # members: no fed-etcd nor managers
+      k "$c" --request-timeout=10s -n kubectl-fed-system logs deploy/fed-etcd --tail 5 2>&1 | cut -c1-300 || true
+      for p in $(k "$c" --request-timeout=10s -n kubectl-fed-system get pods -l app.kubernetes.io/name=fed-manager -o name 2>/dev/null || true); do
+        echo "--- $c: $p"; k "$c" --request-timeout=10s -n kubectl-fed-system logs "$p" --tail 12 2>&1 | cut -c1-300 || true
+        echo "--- $c: $p (previous)"; k "$c" --request-timeout=10s -n kubectl-fed-system logs "$p" --previous --tail 15 2>&1 | cut -c1-300 || true
       done
     done
   fi
