@@ -1,5 +1,6 @@
 #include "plugin/membership/member_cleanup.hpp"
 
+#include <algorithm>
 #include <thread>
 
 #include "plugin/connect/cluster_facts.hpp"
@@ -33,14 +34,28 @@ Result<json> list_labelled(kube::DynamicClient& client, const kube::ResourceRef&
               "listing " + c.gvr.to_string() + ": " + list.error().to_error().message());
 }
 
+// Whether `error` is a refusal by one of kubectl-fed's own admission policies. They are deleted
+// before the objects they guard, but an API server applies that from its informer's cache, a
+// moment later (seconds on a loaded machine): until then it still refuses, e.g. a former
+// leader host's FederatedClusters (leader-writes-policy.yaml).
+bool refused_by_our_policy(const kube::ApiError& error) {
+  return error.http_status() == 403 &&
+         error.message().find("ValidatingAdmissionPolicy 'kubectl-fed-") != std::string::npos;
+}
+
 Status delete_items(kube::DynamicClient& client, const kube::ResourceRef& c, const json& items,
-                    std::vector<std::string>& deleted) {
+                    std::vector<std::string>& deleted, clock::time_point deadline) {
   for (const auto& item : items) {
     kube::ResourceRef ref = c.named(item["metadata"].value("name", ""));
     ref.ns = item["metadata"].value("namespace", "");
     kube::DeleteOptions options;
     options.propagation = kube::Propagation::Background;
     auto r = client.remove(ref, options);
+    const auto settled = std::min(deadline, clock::now() + std::chrono::seconds(30));
+    while (!r && refused_by_our_policy(r.error()) && clock::now() < settled) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(250));
+      r = client.remove(ref, options);
+    }
     if (!r && !r.error().is_not_found()) {
       return fail(r.error().code(),
                   "deleting " + name_of(c, item) + ": " + r.error().to_error().message());
@@ -150,13 +165,13 @@ Result<std::vector<std::string>> remove_labelled(kube::DynamicClient& client,
   // The agent first: its preStop removes the datapath while RBAC and the namespace still exist.
   for (std::size_t i = 0; i < 2; ++i) {
     FED_ASSIGN_OR_RETURN(auto items, list_labelled(client, collections[i]));
-    FED_TRY(delete_items(client, collections[i], items, deleted));
+    FED_TRY(delete_items(client, collections[i], items, deleted, deadline));
   }
   FED_TRY(wait_for_pods(client, deadline, out));
   FED_TRY(unlabel_gateways(client));
   for (std::size_t i = 2; i < collections.size(); ++i) {
     FED_ASSIGN_OR_RETURN(auto items, list_labelled(client, collections[i]));
-    FED_TRY(delete_items(client, collections[i], items, deleted));
+    FED_TRY(delete_items(client, collections[i], items, deleted, deadline));
   }
   out.progress("waiting for the namespace and CRDs to finish terminating...");
   while (true) {
