@@ -101,11 +101,7 @@ Result<DrainResult> evict_pods(kube::DynamicClient& client, const PodScope& scop
       auto r = client.create(kube::ResourceRef{kPods, ns, name, "eviction"}, eviction);
       if (r) {
         result.evicted.push_back(ns + "/" + name);
-        for (const auto& o : pod["metadata"].value("ownerReferences", json::array())) {
-          if (o.value("controller", false)) {
-            result.owners.insert({o.value("kind", ""), ns, o.value("name", "")});
-          }
-        }
+        if (auto owner = kube::controller_of(pod)) result.owners.insert(std::move(*owner));
         continue;
       }
       // 429: a PodDisruptionBudget says not now; 404: gone meanwhile; 403 NamespaceTerminating:
@@ -154,27 +150,13 @@ Result<json> move_pods(kube::DynamicClient& client, const PodScope& scope,
   return report;
 }
 
-Status wait_owners_ready(kube::DynamicClient& client, const std::set<PodOwner>& owners,
+Status wait_owners_ready(kube::DynamicClient& client, const std::set<kube::PodOwner>& owners,
                          std::chrono::steady_clock::time_point deadline) {
-  static const std::map<std::string, kube::GroupVersionResource> kControllers{
-      {"ReplicaSet", {"apps", "v1", "replicasets"}},
-      {"StatefulSet", {"apps", "v1", "statefulsets"}}};
   for (;;) {
     std::vector<std::string> waiting;
     for (const auto& o : owners) {
-      const auto gvr = kControllers.find(o.kind);
-      if (gvr == kControllers.end()) continue;  // nothing of ours to wait for
-      auto got = client.get(kube::ResourceRef{gvr->second, o.ns, o.name, ""});
-      if (!got) {
-        if (got.error().is_not_found()) continue;
-        return got.error().to_error().with_context("reading " + o.kind + " " + o.ns + "/" + o.name);
-      }
-      const auto want = (*got)["spec"].value("replicas", 1);
-      const auto ready = (*got).value("status", json::object()).value("readyReplicas", 0);
-      if (ready < want) {
-        waiting.push_back(o.kind + " " + o.ns + "/" + o.name + " (" + std::to_string(ready) + "/" +
-                          std::to_string(want) + " ready)");
-      }
+      FED_ASSIGN_OR_RETURN(auto short_of_ready, kube::owner_short_of_ready(client, o));
+      if (short_of_ready) waiting.push_back(std::move(*short_of_ready));
     }
     if (waiting.empty()) return ok();
     if (std::chrono::steady_clock::now() >= deadline) {

@@ -9,12 +9,12 @@
 #include <functional>
 #include <set>
 #include <string>
-#include <tuple>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "shared/kube/dynamic_client.hpp"
+#include "shared/kube/pod_owner.hpp"
 #include "shared/result/result.hpp"
 
 namespace fed::plugin {
@@ -32,18 +32,9 @@ Status uncordon(kube::DynamicClient& client, const std::string& node);
 // NamespaceTerminating): the pod goes with its namespace, so drain waits instead of failing.
 bool namespace_terminating(const kube::ApiError& error);
 
-// The controller (ReplicaSet, StatefulSet) of an evicted pod, whose replacement drain's caller
-// may wait for.
-struct PodOwner {
-  std::string kind;
-  std::string ns;
-  std::string name;
-  auto operator<=>(const PodOwner&) const = default;
-};
-
 struct DrainResult {
   std::vector<std::string> evicted;  // "namespace/name"
-  std::set<PodOwner> owners;         // of the evicted pods
+  std::set<kube::PodOwner> owners;   // of the evicted pods
 };
 
 // The pods to evict: those listed in namespace `ns` ("" = all) with `field_selector`, for which
@@ -74,7 +65,7 @@ Result<DrainResult> drain(kube::DynamicClient& client, const std::string& node,
 
 // Waits until every ReplicaSet and StatefulSet of `owners` has as many ready replicas as it
 // wants (or is gone); Unavailable at `deadline` names those that do not.
-Status wait_owners_ready(kube::DynamicClient& client, const std::set<PodOwner>& owners,
+Status wait_owners_ready(kube::DynamicClient& client, const std::set<kube::PodOwner>& owners,
                          std::chrono::steady_clock::time_point deadline);
 
 }  // namespace fed::plugin
