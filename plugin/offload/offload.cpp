@@ -49,7 +49,12 @@ bool ready_for_current_spec(const json& off) {
   if (!off.is_object() || phase_of(off) != "Ready") return false;
   const auto generation =
       off.value("metadata", json::object()).value("generation", std::int64_t{0});
-  return status_of(off).observed_generation >= generation;
+  const auto status = status_of(off);
+  for (const auto& [id, conditions] : status.remote_namespaces_conditions) {
+    const auto* required = fedapi::find_condition(conditions, fedapi::kConditionOffloadingRequired);
+    if (required != nullptr && required->status != "True") return false;
+  }
+  return status.observed_generation >= generation;
 }
 
 namespace {

@@ -43,7 +43,9 @@ Result<nlohmann::json> offloading_from_flags(const OffloadOptions& options,
 
 // What `offload --wait` waits for: offloadingPhase Ready, written by the controller for the
 // spec as it is now (status.observedGeneration >= metadata.generation). A Ready it wrote before
-// it saw the latest spec (an offloading widened from c3 to c2 and c3) does not count.
+// it saw the latest spec (an offloading widened from c3 to c2 and c3) does not count. Nor does
+// one while a member no longer selected still has its replica (OffloadingRequired False): that
+// member's pods are still moving off it (docs/OFFLOAD.md "Leaving").
 bool ready_for_current_spec(const nlohmann::json& offloading);
 
 Status run_offload(const GlobalOptions& global, const OffloadOptions& options, Output& out);

@@ -3,6 +3,9 @@
 # datapath_test.sh. Namespace `move` is offloaded to c2 and c3 (strategy Remote); a Deployment of
 # 4 web servers spreads 2 + 2 over them behind a Service on c1, and a client pod on a real node
 # of c1 requests it every 0.2 s (a request not answered within 2 s fails). Then:
+# - the offloading's selector narrowed to c2: c3's pods move to c2 one at a time before c3's
+#   replica goes, `offload --wait` returns after that, and no request fails; widened again and
+#   the Deployment respread over both;
 # - c3 is lost without warning (cut off the WAN, `testbed partition`): c1's gateway reports its
 #   tunnel with c3 Lost, c3's pods on c1 turn not Ready (MemberUnreachable) and leave the
 #   Service's endpoints, and from then on every request is answered by c2's pods. The times are
@@ -30,6 +33,35 @@ no_failures_since() {
     fail "$1: $(grep -c '^fail' <<<"$r") of $(wc -l <<<"$r") requests failed: $(grep '^fail' <<<"$r" | head -5 | tr '\n' ' ')"
 }
 
+# spread_over_both WHAT: waits until move/both has 2 ready endpoints on each member.
+spread_over_both() {
+  eventually 120 "$1" bash -c \
+    "[ \"\$(kubectl --kubeconfig $("$TESTBED" kubeconfig c1) -n move get endpointslices -l kubernetes.io/service-name=both -o json | jq -r '[.items[].endpoints[]? | select(.conditions.ready) | .nodeName] | sort | join(\" \")')\" = 'kubectl-fed-c2 kubectl-fed-c2 kubectl-fed-c3 kubectl-fed-c3' ]"
+}
+
+# member_deselected MODE: c3 leaves the offloading's selection under traffic.
+member_deselected() {
+  local mode=$1 t0
+  t0=$(uptime_now)
+  ok_run narrow offload namespace move --context c1 --selector 'kubectl-fed.io/cluster-id in (c2)' \
+    --pod-offloading-strategy Remote --wait --timeout 3m -o json
+  expect_eq "$mode: deselected: offload --wait returned once c3's replica was gone" \
+    "$(jq -r '[.result, .phase, (.clusters | keys | join(","))] | join(" ")' "$work/narrow.out") $(k c3 get ns move-c1 -o name --ignore-not-found)" \
+    "updated Ready c2 "
+  eventually 10 "$mode: deselected: the 4 ready endpoints are on c2" bash -c \
+    "[ \"\$(kubectl --kubeconfig $("$TESTBED" kubeconfig c1) -n move get endpointslices -l kubernetes.io/service-name=both -o json | jq '[.items[].endpoints[]? | select(.nodeName == \"kubectl-fed-c2\" and .conditions.ready == true)] | length')\" = 4 ]"
+  sleep 3
+  no_failures_since "$mode: deselected: c3's pods moved to c2 first" "$t0"
+  ok_run widen offload namespace move --context c1 --selector 'kubectl-fed.io/cluster-id in (c2,c3)' \
+    --pod-offloading-strategy Remote --wait --timeout 60s -o json
+  sleep 1  # the webhook answers from the manager's informer
+  k c1 -n move scale deployment both --replicas 0 >/dev/null
+  eventually 60 "$mode: deselected: widened again, scaled to 0" bash -c \
+    "[ -z \"\$(kubectl --kubeconfig $("$TESTBED" kubeconfig c1) -n move get pods -l app=both -o name)\" ]"
+  k c1 -n move scale deployment both --replicas 4 >/dev/null
+  spread_over_both "$mode: deselected: scaled to 4, 2 ready endpoints on each member again"
+}
+
 members_leaving() {
   local mode=$1 t_cut t_withdrawn pods_before
   k c1 create namespace move >/dev/null
@@ -54,9 +86,7 @@ spec:
         - {name: web, image: fed.local/busybox:1, command: [httpd, -f, -p, "8080", -h, /www]}
 YAML
   k c1 -n move expose deployment both --port 8080 >/dev/null
-  eventually 120 "$mode: leaving: move/both has 2 ready endpoints on each member" bash -c \
-    "[ \"\$(kubectl --kubeconfig $("$TESTBED" kubeconfig c1) -n move get endpointslices -l kubernetes.io/service-name=both -o json | jq -r '[.items[].endpoints[]? | select(.conditions.ready) | .nodeName] | sort | join(\" \")')\" = 'kubectl-fed-c2 kubectl-fed-c2 kubectl-fed-c3 kubectl-fed-c3' ]"
-  pods_before=$(k c1 -n move get pods -l app=both -o jsonpath='{range .items[*]}{.metadata.uid} {end}')
+  spread_over_both "$mode: leaving: move/both has 2 ready endpoints on each member"
   local cip
   cip=$(k c1 -n move get service both -o jsonpath='{.spec.clusterIP}')
   # The client stamps each request with the kernel's uptime, the clock the test reads too. It
@@ -69,6 +99,8 @@ YAML
   eventually 60 "$mode: leaving: the client on c1 is answered through the Service" bash -c \
     "[ \"\$(kubectl --kubeconfig $("$TESTBED" kubeconfig c1) -n default logs leaveclient 2>/dev/null | grep -c '^ok')\" -ge 10 ]"
   no_failures_since "$mode: leaving: both members up" "$t_start"
+  member_deselected "$mode"
+  pods_before=$(k c1 -n move get pods -l app=both -o jsonpath='{range .items[*]}{.metadata.uid} {end}')
 
   # c3 lost without warning.
   t_cut=$(uptime_now)

@@ -58,7 +58,8 @@ OffloadingReconciler::OffloadingReconciler(std::shared_ptr<kube::DynamicClient> 
     : host_(std::move(host)),
       host_id_(std::move(host_cluster_id)),
       in_(informers),
-      events_(events) {}
+      events_(events),
+      departure_(host_) {}
 
 std::vector<kube::Request> OffloadingReconciler::namespace_of(const json& object) {
   const json& meta = object["metadata"];
@@ -165,12 +166,20 @@ Result<kube::Requeue> OffloadingReconciler::reconcile(const kube::Request& reque
   // One patch per member whose NamespaceMap disagrees, side by side: offloading to 50 members
   // waited for 50 round trips in a row (E3, docs/BENCHMARKS.md).
   std::vector<std::pair<std::string, std::string>> writes;  // member, remote ("": none)
+  bool moving = false;  // pods still leaving a member no longer selected
   for (const auto& [id, map] : maps) {
     const bool want = selected.count(id) != 0;
     const json desired = map.value("spec", json::object()).value("desiredMapping", json::object());
-    if (want ? desired.value(ns, "") != remote : desired.contains(ns)) {
-      writes.emplace_back(id, want ? remote : "");
+    if (want || deleting) departure_.forget(id, ns);
+    if (want ? desired.value(ns, "") == remote : !desired.contains(ns)) continue;
+    if (!want && !deleting) {  // unselected, not unoffloaded: the pods there move first
+      FED_ASSIGN_OR_RETURN(auto departure, departure_.step(id, ns));
+      if (departure == Departure::Moving) {
+        moving = true;
+        continue;
+      }
     }
+    writes.emplace_back(id, want ? remote : "");
   }
   std::vector<Status> written(writes.size(), ok());
   util::parallel_for(writes.size(), kParallelWrites, [&](std::size_t i) {
@@ -206,7 +215,7 @@ Result<kube::Requeue> OffloadingReconciler::reconcile(const kube::Request& reque
   // Compared decoded, not as JSON: a status the server normalised differently must not make
   // every write trigger another.
   if (status != before) FED_TRY(report(off, std::move(status)));
-  return kube::Requeue{};
+  return kube::Requeue{moving ? std::chrono::seconds(2) : std::chrono::seconds(0)};
 }
 
 Status OffloadingReconciler::set_desired(const std::string& cluster_id, const std::string& ns,

@@ -2,7 +2,8 @@
 // The NamespaceOffloading and OffloadingStatus controllers of spec 001 §2.4.2, as one
 // reconciler keyed by the offloaded namespace (the object is always named `offloading`):
 //  - selects the virtual nodes its clusterSelector matches and writes, in each member's
-//    NamespaceMap, desiredMapping[ns] = the remote name (removing it where not selected);
+//    NamespaceMap, desiredMapping[ns] = the remote name (removing it where not selected, once
+//    the host's pods there moved elsewhere: replica_departure.hpp);
 //  - derives status.remoteNamespacesConditions and offloadingPhase from the NamespaceMaps'
 //    currentMapping (offloading_phase.hpp), re-evaluated whenever a virtual node or a
 //    NamespaceMap changes, not on a timer;
@@ -19,6 +20,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "agent/manager/offload/namespaces/replica_departure.hpp"
 #include "shared/fedapi/offloading.hpp"
 #include "shared/kube/dynamic_client.hpp"
 #include "shared/kube/event_recorder.hpp"
@@ -67,6 +69,7 @@ class OffloadingReconciler final : public kube::Reconciler {
   std::string host_id_;
   OffloadingInformers in_;
   kube::EventRecorder* events_;
+  ReplicaDeparture departure_;
   std::mutex seen_mu_;
   // Per member, per namespace: the desired and current entries of the map version last seen.
   std::map<std::string, std::map<std::string, nlohmann::json>> seen_entries_;

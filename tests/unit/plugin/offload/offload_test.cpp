@@ -96,3 +96,20 @@ TEST_CASE("offload --wait: Ready counts only for the spec the controller has see
   CHECK_FALSE(fed::plugin::ready_for_current_spec(off(3, 3, "InProgress")));
   CHECK_FALSE(fed::plugin::ready_for_current_spec(nullptr));
 }
+
+TEST_CASE("offload --wait: a member no longer selected must lose its replica first") {
+  auto required = [](const char* status) {
+    return nlohmann::json::array(
+        {{{"type", "OffloadingRequired"}, {"status", status}, {"reason", "ClusterSelected"}},
+         {{"type", "Ready"}, {"status", "True"}, {"reason", "RemoteNamespaceCreated"}}});
+  };
+  nlohmann::json off{
+      {"metadata", {{"generation", 4}}},
+      {"status",
+       {{"offloadingPhase", "Ready"},
+        {"observedGeneration", 4},
+        {"remoteNamespacesConditions", {{"c2", required("True")}, {"c3", required("False")}}}}}};
+  CHECK_FALSE(fed::plugin::ready_for_current_spec(off));  // c3's pods are still moving
+  off["status"]["remoteNamespacesConditions"].erase("c3");
+  CHECK(fed::plugin::ready_for_current_spec(off));
+}
