@@ -43,7 +43,8 @@ nrun() { echo "$TB_RUN/c$1-node$2"; }
 log() { printf '%s testbed: %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 die() { printf 'testbed: error: %s\n' "$*" >&2; exit 1; }
 
-# Starts a long-running process inside a netns, detached, with its pid recorded.
+# Starts a long-running process inside a netns, detached, with its pid recorded (and in CPU
+# cgroup TB_CPU_CGROUP, if set).
 #   start_daemon NAME NETNS LOGFILE CMD...
 start_daemon() {
   local name=$1 netns=$2 logfile=$3; shift 3
@@ -60,6 +61,14 @@ start_daemon() {
     setsid "$@" >>"$logfile" 2>&1 </dev/null &
   fi
   echo $! >"$pidfile"
+  # A machine's daemons share one CPU cgroup (TB_CPU_CGROUP: the control plane's, or a node's
+  # "system" beside its kubepods), as separate machines would. Left in the root cgroup, each of
+  # their hundreds of threads weighed as much as a whole node's pods, and with five clusters
+  # the pods (the federation etcd, the managers) waited for a CPU (issue 25).
+  if [ -n "${TB_CPU_CGROUP:-}" ] && [ -d /sys/fs/cgroup/cpu ]; then
+    mkdir -p "/sys/fs/cgroup/cpu/$TB_CPU_CGROUP"
+    echo $! >"/sys/fs/cgroup/cpu/$TB_CPU_CGROUP/cgroup.procs" 2>/dev/null || true
+  fi
 }
 
 # Waits until CMD succeeds, up to SECONDS; prints what it waited for on failure.

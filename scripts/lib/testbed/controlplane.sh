@@ -41,6 +41,7 @@ POLICY
 start_control_plane() {
   local c=$1 d p ns
   d=$(cdir "$c"); p="$d/pki"; ns=$(ns_cp "$c")
+  local TB_CPU_CGROUP; TB_CPU_CGROUP=$(ns_cp "$c")
   mkdir -p "$d/logs" "$d/etcd"
   chmod 700 "$d/etcd"
   write_audit_policy "$d/audit-policy.yaml"

@@ -148,6 +148,7 @@ start_node() {
   write_node_configs "$c" "$k"
   ensure_node_cgroup "${TB_PREFIX}-c$c-node$k"
   local TB_MOUNTNS; TB_MOUNTNS=$(node_mountns "$c" "$k")
+  local TB_CPU_CGROUP="${TB_PREFIX}-c$c-node$k/system"
   start_daemon "c$c-node$k-containerd" "$ns" "$nd/logs/containerd.log" containerd --config "$nd/containerd.toml"
   wait_for "c$c/node$k containerd" 30 ctr -a "$nr/containerd.sock" version ||
     die "c$c/node$k: containerd did not start (log: $nd/logs/containerd.log)"
@@ -161,6 +162,7 @@ start_kubelet() {
   local c=$1 k=$2 nd
   nd=$(ndir "$c" "$k")
   local TB_MOUNTNS; TB_MOUNTNS=$(node_mountns "$c" "$k")
+  local TB_CPU_CGROUP="${TB_PREFIX}-c$c-node$k/system"
   start_daemon "c$c-node$k-kubelet" "$(ns_node "$c" "$k")" "$nd/logs/kubelet.log" "$TB_BIN/kubelet" \
     --config "$nd/kubelet-config.yaml" --kubeconfig "$nd/kubelet.kubeconfig" \
     --root-dir "$nd/kubelet" --cert-dir "$nd/kubelet/pki" \
