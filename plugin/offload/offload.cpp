@@ -2,8 +2,10 @@
 
 #include <CLI/CLI.hpp>
 
+#include <initializer_list>
 #include <memory>
 #include <ostream>
+#include <vector>
 
 #include "plugin/cli/cluster_selector_flag.hpp"
 #include "plugin/connect/leader_connection.hpp"
@@ -19,6 +21,7 @@
 #include "shared/offload/reflection_grant.hpp"
 #include "shared/offload/remote_namespace.hpp"
 #include "shared/util/duration.hpp"
+#include "shared/util/strings.hpp"
 
 namespace fed::plugin {
 namespace {
@@ -185,8 +188,36 @@ const Command kUnoffloadCommand{
     .wire = wire_unoffload,
 };
 
+namespace {
+
+// An unknown strategy, named by the flag that gave it rather than by the spec field it fills.
+template <typename Enum>
+Status check_choice(const std::string& value, std::initializer_list<Enum> choices,
+                    const std::string& flag) {
+  std::vector<std::string> names;
+  for (Enum c : choices) {
+    if (value == fedapi::to_string(c)) return ok();
+    names.emplace_back(fedapi::to_string(c));
+  }
+  return fail(ErrorCode::Invalid,
+              flag + " must be one of " + util::join(names, ", ") + ", not \"" + value + "\"");
+}
+
+}  // namespace
+
 Result<json> offloading_from_flags(const OffloadOptions& o, const std::string& host_id) {
   FED_TRY(check_kind(o.kind));
+  using fedapi::NamespaceMappingStrategy;
+  using fedapi::PodOffloadingStrategy;
+  FED_TRY(check_choice(
+      o.namespace_mapping_strategy,
+      {NamespaceMappingStrategy::DefaultName, NamespaceMappingStrategy::EnforceSameName,
+       NamespaceMappingStrategy::SelectedName},
+      "--namespace-mapping-strategy"));
+  FED_TRY(check_choice(o.pod_offloading_strategy,
+                       {PodOffloadingStrategy::LocalAndRemote, PodOffloadingStrategy::Local,
+                        PodOffloadingStrategy::Remote},
+                       "--pod-offloading-strategy"));
   if (!offload::is_dns_label(o.namespace_name)) {
     return fail(ErrorCode::Invalid,
                 "NS \"" + o.namespace_name + "\": not a namespace name (1-63 of a-z, 0-9, '-')");
@@ -201,9 +232,7 @@ Result<json> offloading_from_flags(const OffloadOptions& o, const std::string& h
   auto decoded = fedapi::decode<fedapi::NamespaceOffloadingSpec>(spec, "flags");
   if (!decoded) {
     return fail(ErrorCode::Invalid,
-                decoded.error().message() +
-                    " (set by --namespace-mapping-strategy, --remote-namespace-name, "
-                    "--pod-offloading-strategy)");
+                decoded.error().message() + " (set by --remote-namespace-name)");
   }
   auto remote = offload::remote_namespace_name(*decoded, o.namespace_name, host_id);
   if (!remote) return fail(ErrorCode::Invalid, remote.error().message());

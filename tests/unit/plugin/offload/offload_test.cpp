@@ -55,8 +55,13 @@ TEST_CASE("offload: bad flags are refused with the flag named") {
   auto o = shop();
   o.pod_offloading_strategy = "Everywhere";
   auto m = error_of(o);
-  CHECK(m.find("podOffloadingStrategy") != std::string::npos);
-  CHECK(m.find("--pod-offloading-strategy") != std::string::npos);
+  CHECK(m == "--pod-offloading-strategy must be one of LocalAndRemote, Local, Remote, not "
+             "\"Everywhere\"");
+  CHECK(m.find("--namespace-mapping-strategy") == std::string::npos);  // only the flag given
+
+  o = shop();
+  o.namespace_mapping_strategy = "Same";
+  CHECK(error_of(o).starts_with("--namespace-mapping-strategy must be one of DefaultName, "));
 
   o = shop();
   o.selectors = {"region in (eu"};
