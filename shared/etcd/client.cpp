@@ -124,7 +124,8 @@ std::size_t EtcdClient::size() const {
 }
 
 Result<std::string> EtcdClient::call(std::string_view path, std::string body, Retry retry,
-                                     std::string_view what, std::optional<std::size_t> member) {
+                                     std::string_view what, std::optional<std::size_t> member,
+                                     std::optional<std::chrono::milliseconds> timeout) {
   State& s = *state_;
   std::size_t target = 0;
   {
@@ -134,7 +135,7 @@ Result<std::string> EtcdClient::call(std::string_view path, std::string body, Re
   const int attempts = member ? 1 : s.options.max_attempts;
   Error last(ErrorCode::Unavailable, std::string(what) + ": no attempt made");
   for (int attempt = 0; attempt < attempts; ++attempt) {
-    GatewayCall c{std::string(path), body, s.options.request_timeout, {}, {}};
+    GatewayCall c{std::string(path), body, timeout.value_or(s.options.request_timeout), {}, {}};
     GatewayReply r = s.transport->post(target, c);
     const std::string label = std::string(what) + " on " + s.transport->endpoint(target);
     if (r.failure == CallFailure::None && r.status == 200 && !codec::is_error_body(r.body)) {

@@ -76,7 +76,10 @@ class EtcdClient final {
   Result<RangeResponse> range(const RangeRequest& request);
   Result<PutResponse> put(const PutRequest& request);
   Result<DeleteRangeResponse> delete_range(const DeleteRangeRequest& request);
-  Result<TxnResponse> txn(const TxnRequest& request);
+  // `timeout`, if set, bounds this call instead of request_timeout (a leader's renewal may use
+  // all the time left before its deadline).
+  Result<TxnResponse> txn(const TxnRequest& request,
+                          std::optional<std::chrono::milliseconds> timeout = {});
 
   // Leases: grant (id 0 = server-chosen), one keep-alive round, revoke.
   Result<LeaseGrantResponse> lease_grant(std::int64_t ttl_seconds, std::int64_t id = 0);
@@ -128,7 +131,8 @@ class EtcdClient final {
   enum class Retry { Always, OnlyUnsent };
   // Sends `body` to `path` on picked members, feeding headers and failures to the tracker.
   Result<std::string> call(std::string_view path, std::string body, Retry retry,
-                           std::string_view what, std::optional<std::size_t> member = {});
+                           std::string_view what, std::optional<std::size_t> member = {},
+                           std::optional<std::chrono::milliseconds> timeout = {});
   Status stream(std::string_view path, std::string body, std::string_view what,
                 const std::function<bool(std::string_view)>& on_message, std::stop_token stop);
 

@@ -26,9 +26,10 @@ Result<DeleteRangeResponse> EtcdClient::delete_range(const DeleteRangeRequest& r
   return codec::decode_delete(body);
 }
 
-Result<TxnResponse> EtcdClient::txn(const TxnRequest& request) {
-  FED_ASSIGN_OR_RETURN(auto body,
-                       call("/v3/kv/txn", codec::encode(request), Retry::OnlyUnsent, "txn"));
+Result<TxnResponse> EtcdClient::txn(const TxnRequest& request,
+                                    std::optional<std::chrono::milliseconds> timeout) {
+  FED_ASSIGN_OR_RETURN(auto body, call("/v3/kv/txn", codec::encode(request), Retry::OnlyUnsent,
+                                       "txn", std::nullopt, timeout));
   return codec::decode_txn(body);
 }
 

@@ -2,10 +2,15 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <condition_variable>
 
 namespace fed::ha {
 namespace {
+
+// A renewal sent with less time than this left is still worth sending: the deadline, not the
+// call, decides whether leadership is kept.
+constexpr std::chrono::milliseconds kMinRenewalTimeout{20};
 
 // Sleeps until `until` or a stop request.
 void sleep_until(std::chrono::steady_clock::time_point until, std::stop_token stop) {
@@ -178,11 +183,19 @@ bool LeaderElector::renew() {
   txn.compare.push_back(holds(key_, mine));
   txn.success.push_back(put_op(key_, mine));
   const auto start = Clock::now();
+  std::chrono::milliseconds left{0};
   {
     std::lock_guard lock(mu_);
     renewing_since_ = start;
+    left = std::chrono::duration_cast<std::chrono::milliseconds>(renewed_at_ +
+                                                                 timings_.renew_deadline - start);
   }
-  auto result = client_.txn(txn);
+  // All the time left before the deadline, not the client's fixed timeout: a commit that takes
+  // 350 ms (an etcd leader busy for a moment) still renews, where a 300 ms timeout gave up on
+  // it and the retry came too late. Safe however late it lands: leadership counts from the
+  // START of the last successful renewal, and a candidate waits lease_duration from when it
+  // saw that renewal committed.
+  auto result = client_.txn(txn, std::max(left, kMinRenewalTimeout));
   std::lock_guard lock(mu_);
   renewing_since_.reset();
   const auto took = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start);
