@@ -43,6 +43,13 @@ nrun() { echo "$TB_RUN/c$1-node$2"; }
 log() { printf '%s testbed: %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 die() { printf 'testbed: error: %s\n' "$*" >&2; exit 1; }
 
+# Whether process PID runs: present and not a zombie. A killed daemon (`kill`) is a zombie
+# until the machine's PID 1 reaps it, which some never do promptly; kill -0 says yes to it.
+pid_running() {
+  local stat
+  stat=$(ps -o stat= -p "$1" 2>/dev/null) && [[ $stat != Z* ]]
+}
+
 # Starts a long-running process inside a netns, detached, with its pid recorded (and in CPU
 # cgroup TB_CPU_CGROUP, if set).
 #   start_daemon NAME NETNS LOGFILE CMD...
@@ -50,7 +57,7 @@ start_daemon() {
   local name=$1 netns=$2 logfile=$3; shift 3
   mkdir -p "$TB_RUN/pids" "$(dirname "$logfile")"
   local pidfile="$TB_RUN/pids/$name.pid"
-  if [ -f "$pidfile" ] && kill -0 "$(cat "$pidfile")" 2>/dev/null; then return 0; fi
+  if [ -f "$pidfile" ] && pid_running "$(cat "$pidfile")"; then return 0; fi
   if [ -n "$netns" ]; then
     # nsenter, not `ip netns exec`: the latter remounts /sys in a private mount namespace,
     # which hides the cgroup hierarchies that kubelet and runc need. A node's daemons also enter

@@ -180,9 +180,9 @@ restart_kubelet() {
   # restart, its cgroup is killed, and the restart must not die with it — as systemctl
   # restart, a request to PID 1, does not.
   leave_cgroups
-  if [ -f "$pidfile" ] && pid=$(cat "$pidfile") && kill -0 "$pid" 2>/dev/null; then
+  if [ -f "$pidfile" ] && pid=$(cat "$pidfile") && pid_running "$pid"; then
     kill -TERM "$pid"
-    wait_for "c$c/node$k kubelet to stop" 30 sh -c "! kill -0 $pid" || kill -KILL "$pid" 2>/dev/null || true
+    wait_for "c$c/node$k kubelet to stop" 30 bash -c "! { s=\$(ps -o stat= -p $pid) && [[ \$s != Z* ]]; }" || kill -KILL "$pid" 2>/dev/null || true
   fi
   start_kubelet "$c" "$k"
 }

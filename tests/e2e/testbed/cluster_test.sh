@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Testbed acceptance 1-4 on the shared 3x2 testbed: Ready nodes everywhere, a Deployment
 # whose pods serve across nodes (logs, exec, pod IPs, a Service), namespace deletion and
-# garbage collection, ReplicaSet self-healing, RBAC enforcement.
+# garbage collection, ReplicaSet self-healing, RBAC enforcement, one node killed and started
+# again (`kill --node`, `start --node`).
 . "$(dirname "$0")/../lib.sh"
 
 for c in c1 c2 c3; do
@@ -58,6 +59,19 @@ token=$(k c1 -n $ns create token nobody)
 code=$(curl -s -o /dev/null -w '%{http_code}' --cacert <(k c1 config view --raw -o jsonpath='{.clusters[0].cluster.certificate-authority-data}' | base64 -d) \
   -H "Authorization: Bearer $token" "https://127.0.0.1:16001/api/v1/namespaces/$ns/pods")
 expect_eq "the API server answers the unbound ServiceAccount with 403" "$code" 403
+
+# One node lost (`kill --node`): its kubelet, containerd and containers die, the control plane
+# and the other node go on; `start --node` brings it back Ready on a fresh heartbeat.
+# (Running: present and not a zombie; PID 1 of this machine may reap the orphans late.)
+running() { local s; s=$(ps -o stat= -p "$1" 2>/dev/null) && [[ $s != Z* ]]; }
+"$TESTBED" kill c3 --node node2 >/dev/null
+! running "$(cat /run/fedtb/pids/c3-node2-kubelet.pid)" && pass "kill c3 --node node2: its kubelet is gone" || fail "c3/node2's kubelet still runs"
+[ -z "$(ip netns pids fedtb-c3-node2)" ] && pass "kill c3 --node node2: nothing runs in its namespace" || fail "left in fedtb-c3-node2: $(ip netns pids fedtb-c3-node2 | tr '\n' ' ')"
+running "$(cat /run/fedtb/pids/c3-node1-kubelet.pid)" && k c3 get nodes >/dev/null \
+  && pass "kill c3 --node node2: node1's kubelet and c3's API server go on" || fail "c3 lost more than node2"
+"$TESTBED" start c3 --node node2 >/dev/null
+expect_eq "start c3 --node node2: Ready again" \
+  "$(k c3 get node node2 -o jsonpath='{.status.conditions[?(@.type=="Ready")].status}')" True
 
 # Namespace deletion runs the namespace and garbage-collector controllers to completion.
 k c1 delete namespace $ns --timeout=120s >/dev/null
