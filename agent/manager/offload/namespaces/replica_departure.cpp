@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <set>
 #include <vector>
 
 #include "shared/kube/label_selector.hpp"
@@ -85,19 +86,21 @@ Result<Departure> ReplicaDeparture::advance(const Key& key, Move& move) {
   auto listed = host_->list_all(kube::ResourceRef{kPods, ns, "", ""}, on_member);
   if (!listed) return listed.error().to_error().with_context("listing the pods of " + ns);
   std::vector<json> staying;
+  // The workloads of pods leaving already (out of the Services): what counts is their
+  // replacement, not how long a container takes to stop (30 s for one that ignores SIGTERM).
+  // This also covers a pod taken before the manager restarted. Each read once.
+  std::set<kube::PodOwner> leaving;
   for (const auto& pod : (*listed)["items"]) {
     if (finished(pod)) continue;
-    if (pod["metadata"].contains("deletionTimestamp")) {
-      // Leaving already, out of the Services: what counts is its replacement, not how long
-      // its container takes to stop (30 s for one that ignores SIGTERM). This also covers a
-      // pod taken before the manager restarted.
-      if (auto owner = kube::controller_of(pod)) {
-        FED_ASSIGN_OR_RETURN(auto short_of_ready, kube::owner_short_of_ready(*host_, *owner));
-        if (short_of_ready) return Departure::Moving;
-      }
-      continue;
+    if (!pod["metadata"].contains("deletionTimestamp")) {
+      staying.push_back(pod);
+    } else if (auto owner = kube::controller_of(pod)) {
+      leaving.insert(std::move(*owner));
     }
-    staying.push_back(pod);
+  }
+  for (const auto& owner : leaving) {
+    FED_ASSIGN_OR_RETURN(auto short_of_ready, kube::owner_short_of_ready(*host_, owner));
+    if (short_of_ready) return Departure::Moving;
   }
   if (staying.empty()) return Departure::Done;
 
