@@ -23,10 +23,16 @@ Result<bool> replicated(kube::DynamicClient& host) {
 
 }  // namespace
 
-Status wait_committed(kube::DynamicClient& host, const std::string& host_id,
-                      const kube::ResourceRef& ref, Output& out,
+Status wait_committed(const HostConnection& connection, const kube::ResourceRef& ref, Output& out,
                       std::chrono::milliseconds timeout) {
-  FED_ASSIGN_OR_RETURN(bool elected, replicated(host));
+  kube::DynamicClient& host = *connection.client;
+  const std::string& host_id = connection.cluster_id;
+  bool elected = false;
+  if (connection.replicated) {
+    elected = *connection.replicated;
+  } else {
+    FED_ASSIGN_OR_RETURN(elected, replicated(host));
+  }
   if (!elected) return ok();
   std::optional<std::string> version;  // nullopt: gone, or being deleted
   if (auto live = host.get(ref)) {

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "plugin/cli/output.hpp"
+#include "plugin/connect/host_connection.hpp"
 #include "shared/kube/dynamic_client.hpp"
 #include "shared/result/result.hpp"
 
@@ -17,13 +18,13 @@ namespace fed::plugin {
 // How long a command waits for the commit before it says it is not confirmed.
 inline constexpr std::chrono::seconds kCommitTimeout{30};
 
-// Waits until the object at `ref` on `host` (the leader's host, id `host_id`), as it is now —
-// or its absence, when it is gone or being deleted — is committed. Returns at once on a host
-// without leader election (no fed-leader, or epoch 0: one manager, nothing replicated).
+// Waits until the object at `ref` on `host` (the leader's host), as it is now — or its
+// absence, when it is gone or being deleted — is committed. Returns at once on a host without
+// leader election (no fed-leader, or epoch 0: one manager, nothing replicated); fed-leader is
+// read only when `host.replicated` is not known yet.
 // Unavailable naming the host when the record does not cover it within `timeout` (the leader
 // changed, or lost its quorum): the write may be lost, so the command must be run again.
-Status wait_committed(kube::DynamicClient& host, const std::string& host_id,
-                      const kube::ResourceRef& ref, Output& out,
+Status wait_committed(const HostConnection& host, const kube::ResourceRef& ref, Output& out,
                       std::chrono::milliseconds timeout = kCommitTimeout);
 
 }  // namespace fed::plugin

@@ -16,7 +16,8 @@ Result<HostConnection> connect_host(const GlobalOptions& global) {
   }
   std::string federation =
       identity->federation_id.empty() ? identity->cluster_id : identity->federation_id;
-  return HostConnection{std::move(client), identity->cluster_id, std::move(federation)};
+  return HostConnection{std::move(client), identity->cluster_id, std::move(federation),
+                        std::nullopt};
 }
 
 Result<std::string> command_namespace(const GlobalOptions& global) {

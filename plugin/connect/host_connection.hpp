@@ -5,6 +5,7 @@
 // member does not have.
 
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "plugin/cli/global_options.hpp"
@@ -17,6 +18,9 @@ struct HostConnection {
   std::shared_ptr<kube::DynamicClient> client;
   std::string cluster_id;     // the host's id (its federation ConfigMap)
   std::string federation_id;  // the federation's: its first host's id (docs/HA.md)
+  // Whether its managers elect a leader (fed-leader with an epoch), i.e. replicate what the
+  // leader writes; known once the leader was looked up, so that fed-leader is read once.
+  std::optional<bool> replicated;
 };
 
 // A client for the host of --context/--kubeconfig. NotFound when the cluster is not a

@@ -29,13 +29,14 @@ Result<std::vector<std::string>> candidate_contexts(const GlobalOptions& global,
 
 }  // namespace
 
-Result<std::string> leader_host_seen_from(kube::DynamicClient& client, const std::string& here) {
+Result<LeaderSeen> leader_host_seen_from(kube::DynamicClient& client, const std::string& here) {
   auto cm = client.get(federation::configmap_ref(fedapi::kLeaderConfigMap));
-  if (!cm && cm.error().is_not_found()) return here;
+  if (!cm && cm.error().is_not_found()) return LeaderSeen{here, false};
   if (!cm) return cm.error().to_error();
   const json data = cm->value("data", json::object());
+  const bool replicated = data.value("epoch", "0") != "0";
   const std::string role = data.value("role", "");
-  if (role.empty() || role == "leader") return here;
+  if (role.empty() || role == "leader") return LeaderSeen{here, replicated};
   const std::string host = data.value("host", "");
   if (host.empty() || data.value("holder", "None") == "None") {
     return fail(ErrorCode::Unavailable,
@@ -43,7 +44,7 @@ Result<std::string> leader_host_seen_from(kube::DynamicClient& client, const std
                 "one is elected; kubectl fed status --context " +
                     here + " shows the hosts");
   }
-  return host;
+  return LeaderSeen{host, replicated};
 }
 
 Result<ReachedHost> connect_host_named(const GlobalOptions& global, const std::string& host) {
@@ -64,8 +65,12 @@ Result<ReachedHost> connect_host_named(const GlobalOptions& global, const std::s
 
 Result<HostConnection> connect_leader_host(const GlobalOptions& global, std::ostream& notes) {
   FED_ASSIGN_OR_RETURN(auto here, connect_host(global));
-  FED_ASSIGN_OR_RETURN(auto leader, leader_host_seen_from(*here.client, here.cluster_id));
-  if (leader == here.cluster_id) return here;
+  FED_ASSIGN_OR_RETURN(auto seen, leader_host_seen_from(*here.client, here.cluster_id));
+  const std::string& leader = seen.host;
+  if (leader == here.cluster_id) {
+    here.replicated = seen.replicated;
+    return here;
+  }
   auto there = connect_host_named(global, leader);
   if (!there) {
     return fail(ErrorCode::NotFound,
@@ -75,13 +80,18 @@ Result<HostConnection> connect_leader_host(const GlobalOptions& global, std::ost
   }
   notes << "host " << here.cluster_id << " follows the federation's leader on host " << leader
         << ": sending this to it (context " << there->context << ")\n";
+  there->host.replicated = seen.replicated;
   return std::move(there->host);
 }
 
 Result<HostConnection> connect_leading_host(const GlobalOptions& global) {
   FED_ASSIGN_OR_RETURN(auto here, connect_host(global));
-  FED_ASSIGN_OR_RETURN(auto leader, leader_host_seen_from(*here.client, here.cluster_id));
-  if (leader == here.cluster_id) return here;
+  FED_ASSIGN_OR_RETURN(auto seen, leader_host_seen_from(*here.client, here.cluster_id));
+  const std::string& leader = seen.host;
+  if (leader == here.cluster_id) {
+    here.replicated = seen.replicated;
+    return here;
+  }
   return fail(ErrorCode::Invalid,
               "host " + here.cluster_id + " follows the federation's leader on host " + leader +
                   ": the namespaces of a host are served only while it leads; run this on " +

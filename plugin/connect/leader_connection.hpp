@@ -17,10 +17,16 @@
 
 namespace fed::plugin {
 
+// What a host's fed-leader says of the federation's leader.
+struct LeaderSeen {
+  std::string host;  // the leader's host
+  bool replicated;   // the managers elect a leader (an epoch): what it leads is replicated
+};
+
 // The leader's host as the host `client` (id `here`) knows it from its fed-leader: `here`
 // when it leads, when there is no fed-leader (the manager has not published yet) or when it
 // names no role (one manager, no election). Unavailable when it says nobody leads (no quorum).
-Result<std::string> leader_host_seen_from(kube::DynamicClient& client, const std::string& here);
+Result<LeaderSeen> leader_host_seen_from(kube::DynamicClient& client, const std::string& here);
 
 // A host and the kubeconfig context that reached it.
 struct ReachedHost {

@@ -111,7 +111,7 @@ Status run_host_add(const GlobalOptions& global, const HostOptions& o, Output& o
                "...");
   FED_TRY(register_host(*first.client, member, out));
   const auto ref = fedapi::ref(fedapi::kFederationHost, o.name);
-  FED_TRY(wait_committed(*first.client, first.cluster_id, ref, out));
+  FED_TRY(wait_committed(first, ref, out));
   std::string initial_cluster, member_id;
   FED_TRY(poll_until(
       [&]() -> PollResult {

@@ -69,7 +69,7 @@ Status run_host_remove(const GlobalOptions& global, const HostOptions& o, Output
       },
       o.timeout, "host " + o.name + "'s etcd member to be removed",
       "the leading manager did not remove " + o.name + "'s etcd member", out));
-  FED_TRY(wait_committed(*first.client, first.cluster_id, ref, out));
+  FED_TRY(wait_committed(first, ref, out));
 
   std::vector<std::string> removed;
   if (cleanup) {

@@ -300,10 +300,10 @@ Status run_join(const GlobalOptions& global, const JoinOptions& o, Output& out) 
   }
   // Joined only once the federation etcd holds it: a new leader then knows the member.
   if (host_side[0].outcome != ApplyOutcome::Unchanged) {
-    FED_TRY(wait_committed(*host, host_id, credential_secret_ref(o.member), out));
+    FED_TRY(wait_committed(leader, credential_secret_ref(o.member), out));
   }
   if (host_side[1].outcome != ApplyOutcome::Unchanged) {
-    FED_TRY(wait_committed(*host, host_id, fedapi::ref(fedapi::kFederatedCluster, o.member), out));
+    FED_TRY(wait_committed(leader, fedapi::ref(fedapi::kFederatedCluster, o.member), out));
   }
 
   const bool noop = already_joined(member_side, host_side, labelled);

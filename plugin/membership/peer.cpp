@@ -125,7 +125,7 @@ Status run_peer(const GlobalOptions& global, const PeerOptions& o, Output& out) 
     if (live) {
       auto r = host->remove(ref);
       if (!r && !r.error().is_not_found()) return r.error().to_error();
-      FED_TRY(wait_committed(*host, connection.cluster_id, ref, out));
+      FED_TRY(wait_committed(connection, ref, out));
       if (o.wait) FED_TRY(wait_for(*host, ref, true, o.timeout, "link " + name, out));
     }
   } else {
@@ -142,7 +142,7 @@ Status run_peer(const GlobalOptions& global, const PeerOptions& o, Output& out) 
     if (!live) {
       auto made = host->create(ref.named(""), direct_peering(name, a, b));
       if (!made) return made.error().to_error();
-      FED_TRY(wait_committed(*host, connection.cluster_id, ref, out));
+      FED_TRY(wait_committed(connection, ref, out));
     }
     if (o.wait) FED_TRY(wait_for(*host, ref, false, o.timeout, "link " + name, out));
   }

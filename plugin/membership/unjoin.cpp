@@ -175,7 +175,7 @@ Status run_unjoin(const GlobalOptions& global, const UnjoinOptions& o, Output& o
   const auto teardown = std::chrono::steady_clock::now();
   FED_ASSIGN_OR_RETURN(auto had_fc, delete_federated_cluster(*host, o, out));
   if (had_fc) {
-    FED_TRY(wait_committed(*host, host_id, fedapi::ref(fedapi::kFederatedCluster, o.member), out));
+    FED_TRY(wait_committed(connection, fedapi::ref(fedapi::kFederatedCluster, o.member), out));
     doc["deleted"].push_back({{"cluster", host_id}, {"object", "federatedcluster/" + o.member}});
   }
 
@@ -189,7 +189,7 @@ Status run_unjoin(const GlobalOptions& global, const UnjoinOptions& o, Output& o
   const kube::ResourceRef secret = credential_secret_ref(o.member);
   auto gone = host->remove(secret);
   if (gone) {
-    FED_TRY(wait_committed(*host, host_id, secret, out));
+    FED_TRY(wait_committed(connection, secret, out));
     doc["deleted"].push_back(
         {{"cluster", host_id}, {"object", "secrets/" + secret.ns + "/" + secret.name}});
   } else if (!gone.error().is_not_found()) {
