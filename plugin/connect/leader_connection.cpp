@@ -98,4 +98,18 @@ Result<HostConnection> connect_leading_host(const GlobalOptions& global) {
                   leader + " (--context <a context for " + leader + ">)");
 }
 
+Status check_still_leading(const HostConnection& host) {
+  if (!host.replicated.value_or(false)) return ok();
+  auto seen = leader_host_seen_from(*host.client, host.cluster_id);
+  if (!seen || seen->host == host.cluster_id) return ok();
+  return fail(ErrorCode::Unavailable, "host " + host.cluster_id +
+                                          " stopped leading the federation (its leader is now on "
+                                          "host " +
+                                          seen->host +
+                                          "): the namespaces of a host are served only while it "
+                                          "leads; run this on " +
+                                          seen->host + " (--context <a context for " + seen->host +
+                                          ">)");
+}
+
 }  // namespace fed::plugin

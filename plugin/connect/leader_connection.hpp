@@ -48,4 +48,10 @@ Result<HostConnection> connect_leader_host(const GlobalOptions& global, std::ost
 // are served only while it leads") when it follows.
 Result<HostConnection> connect_leading_host(const GlobalOptions& global);
 
+// For a command waiting on what `host` (reached by connect_leading_host) serves: Unavailable
+// naming the new leader's host once its fed-leader names another host — what the command
+// waits for is not served there any more, so waiting on is pointless. OK while it still leads,
+// while nobody leads (it may win again) and when its fed-leader cannot be read.
+Status check_still_leading(const HostConnection& host);
+
 }  // namespace fed::plugin

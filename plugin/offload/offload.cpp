@@ -75,16 +75,19 @@ std::string clusters_summary(const json& off) {
   return out.empty() ? "no member selected yet" : out;
 }
 
-// --wait: until `done(the NamespaceOffloading, or null when gone)`.
-Status wait_until(kube::DynamicClient& host, const std::string& ns,
+// --wait: until `done(the NamespaceOffloading, or null when gone)`; given up at once when the
+// host stops leading, since only the leader serves it.
+Status wait_until(const HostConnection& connection, const std::string& ns,
                   const std::function<bool(const json&)>& done, std::chrono::milliseconds timeout,
                   const std::string& what, Output& out) {
+  kube::DynamicClient& host = *connection.client;
   return poll_until(
       [&]() -> PollResult {
         auto off = host.get(offloading_ref(ns));
         if (!off && !off.error().is_not_found()) return off.error().to_error();
         const json current = off ? *off : json(nullptr);
         if (done(current)) return poll_done();
+        FED_TRY(check_still_leading(connection));
         if (current.is_null()) return still_waiting("no NamespaceOffloading");
         const std::string phase = phase_of(current);
         return still_waiting("phase " + (phase.empty() ? std::string("(none yet)") : phase) + "; " +
@@ -322,7 +325,7 @@ Status run_offload(const GlobalOptions& global, const OffloadOptions& o, Output&
   }
   FED_TRY(grant_reflection(*host, o.namespace_name));
   if (o.wait) {
-    FED_TRY(wait_until(*host, o.namespace_name, ready_for_current_spec, o.timeout,
+    FED_TRY(wait_until(connection, o.namespace_name, ready_for_current_spec, o.timeout,
                        "the offloading of " + o.namespace_name, out));
   }
   auto now = host->get(offloading_ref(o.namespace_name));
@@ -370,7 +373,7 @@ Status run_unoffload(const GlobalOptions& global, const UnoffloadOptions& o, Out
     FED_TRY(revoke_reflection(*host, o.namespace_name));
     if (o.wait) {
       FED_TRY(wait_until(
-          *host, o.namespace_name, [](const json& off) { return off.is_null(); }, o.timeout,
+          connection, o.namespace_name, [](const json& off) { return off.is_null(); }, o.timeout,
           "the unoffloading of " + o.namespace_name, out));
     }
   }

@@ -4,14 +4,16 @@
 
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <ostream>
 
-#include "plugin/connect/leader_connection.hpp"
+#include "plugin/connect/commit_wait.hpp"
 #include "plugin/reconfigure/feature_config_record.hpp"
 #include "plugin/reconfigure/reconfigure_features.hpp"
 #include "plugin/reconfigure/reconfigure_manifests.hpp"
 #include "plugin/reconfigure/reconfigure_report.hpp"
 #include "plugin/reconfigure/reconfigure_targets.hpp"
+#include "shared/fedapi/group.hpp"
 #include "shared/util/parallel_for.hpp"
 #include "shared/util/read_file.hpp"
 
@@ -188,21 +190,20 @@ Status run_reconfigure(const GlobalOptions& global, const ReconfigureOptions& op
   }
   FED_ASSIGN_OR_RETURN(const ReconfigurePlan plan, make_plan(options, text, conflist));
   if (plan.dry_run) return print_dry_run(plan, out);
-  FED_ASSIGN_OR_RETURN(const Targets targets, resolve_targets(global, plan.cluster_selector));
+  FED_ASSIGN_OR_RETURN(const Targets targets,
+                       resolve_targets(global, plan.cluster_selector, out.err()));
   // The record of a FeatureConfig rolled out over members lives on the hosts: a replicated
   // object, written on the leader's host (a follower's refuses it), which --context may not be.
   const bool record = targets.host && !plan.feature_config.is_null();
   const std::string record_name =
       record ? plan.feature_config["metadata"].value("name", "") : std::string();
   std::int64_t generation = 0;
-  std::shared_ptr<kube::DynamicClient> record_host;
+  const std::optional<HostConnection>& record_host = targets.host;
   std::string record_label;
   if (record) {
-    FED_ASSIGN_OR_RETURN(auto leader, connect_leader_host(global, out.err()));
-    record_host = leader.client;
-    record_label = "host " + leader.cluster_id;
+    record_label = "host " + record_host->cluster_id;
     FED_ASSIGN_OR_RETURN(generation,
-                         record_start(*record_host, plan.feature_config, targets.labels));
+                         record_start(*record_host->client, plan.feature_config, targets.labels));
     out.progress(record_label + ": FeatureConfig " + record_name + " Progressing");
   }
   std::vector<ClusterResult> results(targets.contexts.size());
@@ -221,9 +222,11 @@ Status run_reconfigure(const GlobalOptions& global, const ReconfigureOptions& op
     results[i] = roll_out(**client, plan, name, progress);
   });
   if (record) {
-    if (auto r = record_result(*record_host, record_name, results, generation); !r) {
-      out.progress(record_label + ": " + r.error().message());
-    }
+    // The members were changed whatever the record says; a record that did not land or was
+    // not committed is said, not made the run's failure.
+    auto r = record_result(*record_host->client, record_name, results, generation);
+    if (r) r = wait_committed(*record_host, fedapi::ref(fedapi::kFeatureConfig, record_name), out);
+    if (!r) out.progress(record_label + ": " + r.error().message());
   }
   out.print(rollout_json(plan, results),
             [&](std::ostream& os) { os << render_table(rollout_table(results)); });
@@ -238,7 +241,7 @@ Status run_reconfigure_status(const GlobalOptions& global, const ReconfigureOpti
     if (!parsed) return std::move(parsed).error().with_context("--clusters");
     selector = parsed->to_string();
   }
-  FED_ASSIGN_OR_RETURN(const Targets targets, resolve_targets(global, selector));
+  FED_ASSIGN_OR_RETURN(const Targets targets, resolve_targets(global, selector, out.err()));
   std::vector<ClusterStatus> results(targets.contexts.size());
   for_each_context(targets.contexts, [&](const std::string& context, std::size_t i) {
     const std::string& name = targets.labels[i];

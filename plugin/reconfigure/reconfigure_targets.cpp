@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "plugin/connect/leader_connection.hpp"
 #include "plugin/connect/rest_config.hpp"
 #include "shared/fedapi/group.hpp"
 #include "shared/util/strings.hpp"
@@ -63,7 +64,7 @@ Result<std::shared_ptr<kube::DynamicClient>> client_for(const GlobalOptions& glo
 }
 
 Result<Targets> resolve_targets(const GlobalOptions& global,
-                                const std::optional<std::string>& selector) {
+                                const std::optional<std::string>& selector, std::ostream& notes) {
   Targets t;
   if (!selector) {
     t.contexts =
@@ -77,24 +78,16 @@ Result<Targets> resolve_targets(const GlobalOptions& global,
                  "--context (the host), not " +
                      std::to_string(global.contexts.size()));
   }
-  t.host_label = "host " + label(global.context);
-  FED_ASSIGN_OR_RETURN(t.host, client_for(global, global.context));
-  auto list =
-      t.host->list_all(kube::ResourceRef{fedapi::gvr(fedapi::kFederatedCluster), "", "", ""});
-  if (!list) {
-    if (list.error().is_not_found()) {
-      return Error(ErrorCode::NotFound,
-                   t.host_label +
-                       " is not a federation host (no FederatedClusters): give the "
-                       "host with --context, or the clusters themselves with --context "
-                       "and no --clusters");
-    }
-    return list.error().to_error().with_context(t.host_label + ": listing FederatedClusters");
-  }
+  FED_ASSIGN_OR_RETURN(t.host, connect_leader_host(global, notes));
+  const std::string host_label = "host " + t.host->cluster_id;
+  auto list = t.host->client->list_all(
+      kube::ResourceRef{fedapi::gvr(fedapi::kFederatedCluster), "", "", ""});
+  if (!list)
+    return list.error().to_error().with_context(host_label + ": listing FederatedClusters");
   FED_ASSIGN_OR_RETURN(auto parsed, kube::LabelSelector::parse(*selector));
   t.contexts = select_members(*list, parsed);
   if (t.contexts.empty()) {
-    return Error(ErrorCode::NotFound, "no member of " + t.host_label + " matches --clusters \"" +
+    return Error(ErrorCode::NotFound, "no member of " + host_label + " matches --clusters \"" +
                                           *selector + "\" (members: " + describe_members(*list) +
                                           ")");
   }

@@ -235,6 +235,23 @@ expect_eq "the DirectPeering is on the leader's host $new, not on $other" \
 set +e; KUBECONFIG=$("$TESTBED" kubeconfig "$other") "$FED" peer c4 c5 --context "$other" >"$work/peernc.out" 2>"$work/peernc.err"; peernc=$?; set -e
 expect_eq "peer via the follower without a context for $new: exit code" "$peernc" 5
 grep -q "no context of the kubeconfig reaches $new: add one" "$work/peernc.err" && pass "it names the context to add" || fail "$(cat "$work/peernc.err")"
+# `reconfigure` over the members records its FeatureConfig on the leader's host too, whichever
+# host --context names (podPreset off: nothing to change on the members, only the record).
+cat >"$work/features.yaml" <<'YAML'
+apiVersion: fed.kubectl-fed.io/v1alpha1
+kind: FeatureConfig
+metadata: {name: no-presets}
+spec: {clusterSelector: all, podPreset: false}
+YAML
+ok_run rcf reconfigure --context "$other" -f "$work/features.yaml" -o json
+expect_eq "reconfigure via the follower $other: both members, nothing to remove" \
+  "$(jq -r '[.clusters[] | .context + ":" + .features[0].result] | sort | join(" ")' "$work/rcf.out")" "c4:AlreadyApplied c5:AlreadyApplied"
+grep -q "host $other follows the federation's leader on host $new: sending this to it" "$work/rcf.err" &&
+  pass "reconfigure's FeatureConfig went to the leader's host $new" || fail "reconfigure via the follower: $(cat "$work/rcf.err")"
+expect_eq "FeatureConfig no-presets recorded on $new: phase, applied clusters" \
+  "$(k "$new" get featureconfig no-presets -o jsonpath='{.status.phase} {.status.appliedClusters}')" "Applied 2"
+expect_eq "reconfigure returned with the record committed to the federation etcd (the leader's record)" \
+  "$(k "$new" -n kubectl-fed-system get cm fed-state-committed -o json | jq -r '.data | has("featureconfigs.fed.kubectl-fed.io__no-presets")')" true
 k "$other" create namespace on-follower >/dev/null
 run offf offload namespace on-follower --context "$other"
 expect_eq "offload on the follower $other: exit code" "$(rc offf)" 2
@@ -285,7 +302,6 @@ grep -q "sending this to it (context $back)" "$work/peerback.err" && pass "peer 
 # after the new leader's election — a ConfigMap created in its offloaded namespace before the
 # cut is reflected to the members, one created after its fence is not; healed, it follows the
 # new leader.
-part=$(leader_of c2 | cut -d' ' -f1)
 gw_ip() { echo "172.31.0.${1#c}"; }
 audit_log() { echo "$(dirname "$("$TESTBED" kubeconfig "$1")")/logs/audit.log"; }
 # Accepted writes on the members from IP at or after T (RFC 3339), one line each.
@@ -297,9 +313,17 @@ writes_from() {
     | "\(.requestReceivedTimestamp) \(.userAgent) \(.verb) \(.objectRef.resource)/\(.objectRef.namespace // "")/\(.objectRef.name // "")"' \
     "$(audit_log c4)" "$(audit_log c5)"
 }
-k "$part" create namespace on-partitioned >/dev/null
-before=$(date -u +%Y-%m-%dT%H:%M:%S.%3NZ)
-ok_run offpart offload namespace on-partitioned --context "$part" --wait --timeout 90s -o json
+# On two cores a restarted host's catch-up can still move the leadership once more: an offload
+# caught by that fails at once naming the new leader (exit 3), and is made on the new one.
+for attempt in 1 2 3; do
+  part=$(leader_of c2 | cut -d' ' -f1)
+  k "$part" get namespace on-partitioned >/dev/null 2>&1 || k "$part" create namespace on-partitioned >/dev/null
+  before=$(date -u +%Y-%m-%dT%H:%M:%S.%3NZ)
+  run offpart offload namespace on-partitioned --context "$part" --wait --timeout 90s -o json
+  [ "$(rc offpart)" = 3 ] && grep -q "stopped leading the federation" "$work/offpart.err" || break
+  echo "# attempt $attempt: $(cat "$work/offpart.err")"
+done
+[ "$(rc offpart)" = 0 ] || fail "kubectl fed offload namespace on-partitioned --context $part: $(cat "$work/offpart.err")"
 k "$part" -n on-partitioned create configmap before-cut --from-literal k=v >/dev/null
 for c in c4 c5; do
   eventually 30 "the ConfigMap created on $part before the cut is reflected to $c" \
