@@ -13,6 +13,7 @@
 #include "plugin/manifests/apply.hpp"
 #include "plugin/membership/join_plan.hpp"
 #include "plugin/membership/join_wait.hpp"
+#include "plugin/membership/member_api_endpoint.hpp"
 #include "plugin/membership/path_proof.hpp"
 #include "shared/fedapi/group.hpp"
 #include "shared/fedapi/peering.hpp"
@@ -44,10 +45,11 @@ Runner wire_join(CLI::App& app) {
                  "default 20); each replica's ResourceQuota is --share-cpu/--share-memory");
   app.add_option("--member-api-endpoint", o->member_api_endpoint,
                  "The member's API server URL as the host's pods reach it (default: the member "
-                 "kubeconfig's server)");
+                 "kubeconfig's server, or when that is loopback the address the member's API "
+                 "server advertises: EndpointSlice default/kubernetes)");
   app.add_option("--gateway-node", o->gateway_node,
                  "The member's node that terminates the tunnels (default: the labelled one, else "
-                 "the first Ready node by name)");
+                 "the first Ready node by name with an ExternalIP, else by name)");
   app.add_option("--gateway-address", o->gateway_address,
                  "The IPv4 address the other clusters' gateways reach the member's gateway node "
                  "at (annotation kubectl-fed.io/gateway-address; default: the node's ExternalIP, "
@@ -255,10 +257,12 @@ Status run_join(const GlobalOptions& global, const JoinOptions& o, Output& out) 
       o.wireguard};
   FED_ASSIGN_OR_RETURN(auto member_objects, render_member(identity, render));
 
-  MemberSpec spec{
-      o.member,       o.member_api_endpoint.empty() ? member.config.server : o.member_api_endpoint,
-      labels,         o.share_cpu,
-      o.share_memory, o.tunnel_backend};
+  FED_ASSIGN_OR_RETURN(
+      auto endpoint,
+      choose_member_api_endpoint(o.member, o.member_api_endpoint, member.config.server,
+                                 [&] { return kube::advertised_api_address(*member.client); }));
+  if (!endpoint.note.empty()) out.err() << o.member << ": " << endpoint.note << "\n";
+  MemberSpec spec{o.member, endpoint.url, labels, o.share_cpu, o.share_memory, o.tunnel_backend};
   const json fc = federated_cluster(spec);
   if (o.dry_run == DryRun::Client) {
     std::vector<json> all = member_objects;

@@ -8,6 +8,7 @@
 #include "plugin/reconfigure/reconfigure_features.hpp"
 #include "plugin/reconfigure/reconfigure_manifests.hpp"
 #include "shared/fedapi/offloading.hpp"
+#include "shared/kube/advertised_api.hpp"
 #include "shared/reconfig/node_progress.hpp"
 #include "shared/util/strings.hpp"
 
@@ -110,18 +111,11 @@ void finish(Slot& s, NodeOutcome outcome, std::string message) {
   s.running = false;
 }
 
-// "IP:PORT" of the API server from the `kubernetes` Endpoints, or "" (then the agent uses the
-// Service address).
+// "IP:PORT" of the API server as it advertises itself, or "" (then the agent uses the Service
+// address): a host-network pod cannot count on a route to the Service range.
 std::string api_endpoint(kube::DynamicClient& c) {
-  auto ep = c.get(kube::ResourceRef{{"", "v1", "endpoints"}, "default", "kubernetes", ""});
-  if (!ep) return "";
-  for (const auto& subset : ep->value("subsets", json::array())) {
-    const auto addresses = subset.value("addresses", json::array());
-    const auto ports = subset.value("ports", json::array());
-    if (addresses.empty() || ports.empty()) continue;
-    return addresses[0].value("ip", "") + ":" + std::to_string(ports[0].value("port", 443));
-  }
-  return "";
+  auto advertised = kube::advertised_api_address(c);
+  return advertised ? advertised->ip + ":" + std::to_string(advertised->port) : "";
 }
 
 void start_node(kube::DynamicClient& c, const ReconfigurePlan& plan, const std::string& endpoint,

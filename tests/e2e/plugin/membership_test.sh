@@ -205,7 +205,11 @@ run join join c3 --context c1 --member-context c3 --cluster-labels region=testbe
 expect_eq "c3's federation ConfigMap: role" "$(fedcm c3 role)" member
 expect_eq "c3's federation ConfigMap: federationID" "$(fedcm c3 federationID)" c1
 expect_eq "c3's PodCIDR" "$(fedcm c3 podCIDR)" 10.243.0.0/23
-expect_eq "FederatedCluster c3: endpoint" "$(jp c1 federatedcluster c3 '{.spec.apiEndpoint}')" https://127.0.0.1:16003
+# The kubeconfig's server is the testbed's loopback port: join records the address c3's API
+# server advertises instead, the one the host's pods reach, and says so.
+expect_eq "FederatedCluster c3: endpoint, the advertised one" "$(jp c1 federatedcluster c3 '{.spec.apiEndpoint}')" https://172.31.0.103:6443
+grep -q "c3: the member kubeconfig's server https://127.0.0.1:16003 is this machine's loopback, which the host's pods cannot reach; using https://172.31.0.103:6443" "$work/join.err" &&
+  pass "join says which endpoint it uses instead of the kubeconfig's loopback one" || fail "join's stderr: $(cat "$work/join.err")"
 expect_eq "FederatedCluster c3: labels" "$(jp c1 federatedcluster c3 '{.spec.clusterLabels.region}')" testbed
 expect_eq "FederatedCluster c3: offered memory" "$(jp c1 federatedcluster c3 '{.spec.offered.memory}')" 4Gi
 expect_eq "credential Secret type" "$(jp c1 -n kubectl-fed-system secret member-c3 '{.type}')" kubectl-fed.io/member-credential
