@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "shared/fedapi/group.hpp"
+#include "shared/fedapi/node_address.hpp"
 
 namespace fed::plugin {
 namespace {
@@ -119,6 +120,13 @@ Result<std::string> pick_gateway_node(const json& node_list, std::string_view re
   }
   for (const json* n : nodes) {
     if (is_gateway(*n)) return (*n)["metadata"].value("name", "");
+  }
+  // A node with an ExternalIP is one the cloud made reachable from outside the cluster: the
+  // other clusters' gateways can dial it.
+  for (const json* n : nodes) {
+    if (ready_condition(*n) && fedapi::node_ipv4(*n, "ExternalIP")) {
+      return (*n)["metadata"].value("name", "");
+    }
   }
   for (const json* n : nodes) {
     if (ready_condition(*n)) return (*n)["metadata"].value("name", "");

@@ -34,7 +34,8 @@ Result<net::Cidr> service_cidr_from_object(const nlohmann::json& service_cidr,
 bool ready_condition(const nlohmann::json& object);
 
 // The gateway node: `requested` when set (NotFound when no such node); else a node already
-// labelled kubectl-fed.io/gateway=true; else the first Ready node by name.
+// labelled kubectl-fed.io/gateway=true; else the first Ready node by name with an ExternalIP;
+// else the first Ready node by name.
 Result<std::string> pick_gateway_node(const nlohmann::json& node_list, std::string_view requested);
 
 // Reads a federation ConfigMap; NotFound-free: nullopt when the cluster has none.

@@ -26,9 +26,10 @@ Runner wire_host(CLI::App& app) {
                  "to delete kubectl-fed from it too");
   app.add_option("--host-kubeconfig", o->host_flags.kubeconfig,
                  "add, remove: a kubeconfig file for that host");
-  app.add_option("--gateway-node", o->gateway_node,
-                 "add: the new host's gateway node, where its etcd member runs (default: the "
-                 "labelled one, else the first Ready node by name)");
+  app.add_option(
+      "--gateway-node", o->gateway_node,
+      "add: the new host's gateway node, where its etcd member runs (default: the "
+      "labelled one, else the first Ready node by name with an ExternalIP, else by name)");
   app.add_option("--gateway-address", o->gateway_address,
                  "add: the IPv4 address the other hosts reach its gateway at (default: the "
                  "node's ExternalIP, else its InternalIP)");

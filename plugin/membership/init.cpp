@@ -39,7 +39,7 @@ Runner wire_init(CLI::App& app) {
                  "wireguard-go; default), kernel or wireguard-go");
   app.add_option("--gateway-node", options->gateway_node,
                  "The node that terminates the tunnels (default: the labelled one, else the "
-                 "first Ready node by name)");
+                 "first Ready node by name with an ExternalIP, else by name)");
   app.add_option("--gateway-address", options->gateway_address,
                  "The IPv4 address the other clusters' gateways reach the gateway node at "
                  "(annotation kubectl-fed.io/gateway-address; default: the node's ExternalIP, "

@@ -167,6 +167,30 @@ TEST_CASE("gateway marks: the label and the address annotation on the chosen nod
   CHECK_FALSE(gateway_marks_patch(plain, {}));
 }
 
+TEST_CASE("the default gateway: the labelled node, else a Ready one with an ExternalIP") {
+  using nlohmann::json;
+  auto node = [](const std::string& name, bool ready, const std::string& external) {
+    json n{
+        {"metadata", {{"name", name}}},
+        {"status",
+         {{"conditions", json::array({{{"type", "Ready"}, {"status", ready ? "True" : "False"}}})},
+          {"addresses", json::array({{{"type", "InternalIP"}, {"address", "10.0.0.1"}}})}}}};
+    if (!external.empty()) {
+      n["status"]["addresses"].push_back({{"type", "ExternalIP"}, {"address", external}});
+    }
+    return n;
+  };
+  json list{{"items", json::array({node("a", true, ""), node("b", false, "203.0.113.1"),
+                                   node("c", true, "203.0.113.2")})}};
+  CHECK(*pick_gateway_node(list, "") == "c");
+  CHECK(*pick_gateway_node(list, "a") == "a");
+  list["items"][0]["metadata"]["labels"] = {{"kubectl-fed.io/gateway", "true"}};
+  CHECK(*pick_gateway_node(list, "") == "a");
+  list["items"][0]["metadata"].erase("labels");
+  list["items"][2]["status"]["addresses"].erase(1);
+  CHECK(*pick_gateway_node(list, "") == "a");
+}
+
 TEST_CASE("cluster labels parse into a map") {
   auto labels =
       parse_cluster_labels("topology.kubernetes.io/region=eu-west,provider=onprem,empty=");
