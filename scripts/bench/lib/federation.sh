@@ -27,7 +27,7 @@ bench_prepare() {
 # federation_init: the agent image loaded and c1 initialised as the host.
 federation_init() {
   "$tb" image fed.local/fed-agent:dev "$build/agent/fed-agent" "$(command -v wireguard-go)" >/dev/null
-  "$fed" init --context c1 --gateway-address 172.31.0.1 >/dev/null
+  "$fed" init --context c1 >/dev/null
 }
 
 # federation_hosts_up HOSTS MEMBERS: a testbed of HOSTS + MEMBERS one-node clusters; c1
@@ -44,11 +44,10 @@ federation_hosts_up() {
     sleep 1
   done
   for i in $(seq 2 "$hosts"); do
-    "$fed" host add "c$i" --context c1 --host-context "c$i" --gateway-address "172.31.0.$i" >/dev/null
+    "$fed" host add "c$i" --context c1 --host-context "c$i" >/dev/null
   done
   for i in $(seq $((hosts + 1)) "$clusters"); do
-    "$fed" join "c$i" --context c1 --member-context "c$i" --gateway-address "172.31.0.$i" \
-      --member-api-endpoint "https://172.31.0.10$i:6443" --wait --timeout 3m >/dev/null
+    "$fed" join "c$i" --context c1 --member-context "c$i" --wait --timeout 3m >/dev/null
   done
 }
 
@@ -64,7 +63,7 @@ light_federation_up() {
   t0=$(now_ms)
   for j in $(seq 1 "$max"); do
     "$fed" join "l$j" --context c1 --member-kubeconfig "$("$tb" kubeconfig "l$j")" \
-      --member-api-endpoint "https://172.31.0.99:$((7000 + j))" --gateway-address 172.31.0.99 \
+      --member-api-endpoint "https://172.31.0.99:$((7000 + j))" \
       --namespace-quota 0 >/dev/null
   done
   echo "join: $max members in $(($(now_ms) - t0)) ms (sequential, no --wait)"

@@ -46,8 +46,11 @@ start_control_plane() {
   chmod 700 "$d/etcd"
   write_audit_policy "$d/audit-policy.yaml"
   start_etcd "c$c" "$ns" "$d" 4294967296
+  # It advertises its WAN address, as a cloud's API server advertises its public or VPC-wide
+  # one: the `kubernetes` EndpointSlice then names an address other clusters' pods reach
+  # (kubectl fed join reads it there), and the cluster's own nodes route it over the LAN.
   start_daemon "c$c-apiserver" "$ns" "$d/logs/kube-apiserver.log" "$TB_BIN/kube-apiserver" \
-    --advertise-address "$(cp_lan_ip "$c")" --bind-address 0.0.0.0 --secure-port 6443 \
+    --advertise-address "$(cp_wan_ip "$c")" --bind-address 0.0.0.0 --secure-port 6443 \
     --etcd-servers https://127.0.0.1:2379 --etcd-cafile "$p/etcd-ca.crt" \
     --etcd-certfile "$p/apiserver-etcd-client.crt" --etcd-keyfile "$p/apiserver-etcd-client.key" \
     --client-ca-file "$p/ca.crt" --tls-cert-file "$p/apiserver.crt" --tls-private-key-file "$p/apiserver.key" \

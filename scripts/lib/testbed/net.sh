@@ -61,6 +61,9 @@ cluster_network() {
     done
     # The control plane must route back to every pod subnet (kube-apiserver -> webhooks, probes).
     in_ns "$cpns" ip route replace "$(node_pod_cidr "$c" "$k")" via "$(node_lan_ip "$c" "$k")"
+    # The API server advertises its WAN address; the cluster's own traffic to it stays on the
+    # LAN, as within a cloud's network, so that a WAN partition leaves the cluster working.
+    in_ns "$nns" ip route replace "$(cp_wan_ip "$c")/32" via "$(cp_lan_ip "$c")"
     if [ "$k" = 1 ]; then
       # node1 is the cluster's gateway: it alone has a leg on the WAN.
       plug "$nns" wan0 wan "$(wan_gw_ip "$c")/24" "c${c}n${k}-w"

@@ -166,7 +166,7 @@ start_kubelet() {
   start_daemon "c$c-node$k-kubelet" "$(ns_node "$c" "$k")" "$nd/logs/kubelet.log" "$TB_BIN/kubelet" \
     --config "$nd/kubelet-config.yaml" --kubeconfig "$nd/kubelet.kubeconfig" \
     --root-dir "$nd/kubelet" --cert-dir "$nd/kubelet/pki" \
-    --hostname-override "node$k" --node-ip "$(node_lan_ip "$c" "$k")" \
+    --hostname-override "node$k" --node-ip "$(node_lan_ip "$c" "$k")" --cloud-provider external \
     --node-labels "fedtb.io/cluster=c$c$([ "$k" = 1 ] && echo ",fedtb.io/gateway=true")" --v 1
 }
 
@@ -208,4 +208,21 @@ finish_node() {
     kubectl_c "$c" patch node "node$k" --type merge \
       -p "{\"spec\":{\"podCIDR\":\"$cidr\",\"podCIDRs\":[\"$cidr\"]}}" >/dev/null
   fi
+  cloud_init_node "$c" "$k"
+}
+
+# The testbed is its nodes' cloud. Its kubelets run with --cloud-provider external, so they
+# keep the addresses the cloud gives them once set, and wait for it behind the
+# node.cloudprovider.kubernetes.io/uninitialized taint, as on a cloud: here the addresses are
+# the LAN one (InternalIP) and, for the gateway node1, its WAN one (ExternalIP) — which
+# kubectl fed picks its gateway and gateway address by — then the taint is lifted, which is
+# the part of a cloud-controller-manager's node initialisation the testbed needs.
+cloud_init_node() {
+  local c=$1 k=$2 addresses
+  addresses="{\"type\":\"InternalIP\",\"address\":\"$(node_lan_ip "$c" "$k")\"}"
+  [ "$k" = 1 ] && addresses+=",{\"type\":\"ExternalIP\",\"address\":\"$(wan_gw_ip "$c")\"}"
+  addresses+=",{\"type\":\"Hostname\",\"address\":\"node$k\"}"
+  kubectl_c "$c" patch node "node$k" --subresource=status --type merge \
+    -p "{\"status\":{\"addresses\":[$addresses]}}" >/dev/null
+  kubectl_c "$c" taint node "node$k" node.cloudprovider.kubernetes.io/uninitialized- >/dev/null 2>&1 || true
 }

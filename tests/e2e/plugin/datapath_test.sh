@@ -130,12 +130,11 @@ scenario() {
   export KUBECONFIG="$("$TESTBED" kubeconfig c1):$("$TESTBED" kubeconfig c2):$("$TESTBED" kubeconfig c3)"
   kernel_state >"$work/c3.before"
 
-  ok_run init init --context c1 --gateway-address 172.31.0.1
+  ok_run init init --context c1
   local i c3_flags=("${C3_TENANCY[@]}")
   [ "$mode" = same ] && c3_flags+=(--direct-routing --tunnel-backend vxlan)
   for i in 2 3; do
-    ok_run join$i join c$i --context c1 --member-context c$i --gateway-address 172.31.0.$i \
-      --member-api-endpoint https://172.31.0.10$i:6443 $([ $i = 3 ] && echo "${c3_flags[@]}") \
+    ok_run join$i join c$i --context c1 --member-context c$i $([ $i = 3 ] && echo "${c3_flags[@]}") \
       --cluster-labels "region=eu,provider=$([ $i = 2 ] && echo a || echo b)" \
       --wait --timeout 3m -o json
     expect_eq "$mode: join c$i --wait: result" "$(jq -r .result "$work/join$i.out")" joined
@@ -284,8 +283,7 @@ YAML
     # c2/node2 (where the dialler must run: node1 is cordoned) keeps that agent from converging.
     k c2 cordon node1 >/dev/null
     "$TESTBED" exec c2 node2 -- ip link add fed.vxlan type bridge
-    run broken join c2 --context c1 --member-context c2 --gateway-address 172.31.0.2 \
-      --member-api-endpoint https://172.31.0.102:6443 --wait --timeout 60s -o json
+    run broken join c2 --context c1 --member-context c2 --wait --timeout 60s -o json
     [ "$(cat "$work/broken.rc")" != 0 ] \
       && grep -q "c2/node2: fed-agent .* not Ready, its datapath has not converged (DatapathFailed: .*link fed.vxlan exists" "$work/broken.err" \
       && pass "$mode: join --wait names the broken hop: $(grep -o 'the node agents report: [^;]*' "$work/broken.err" | cut -c1-160)" \
@@ -293,11 +291,9 @@ YAML
     "$TESTBED" exec c2 node2 -- ip link del fed.vxlan
     k c2 uncordon node1 >/dev/null
   fi
-  ok_run rejoin join c2 --context c1 --member-context c2 --gateway-address 172.31.0.2 \
-    --member-api-endpoint https://172.31.0.102:6443
+  ok_run rejoin join c2 --context c1 --member-context c2
   kill_manager
-  ok_run rejoin2 join c2 --context c1 --member-context c2 --gateway-address 172.31.0.2 \
-    --member-api-endpoint https://172.31.0.102:6443 --wait --timeout 3m -o json
+  ok_run rejoin2 join c2 --context c1 --member-context c2 --wait --timeout 3m -o json
   pass "$mode: join c2 after the manager was killed mid-join converged ($(jq -r .dataPath.sourceSeen "$work/rejoin2.out") seen)"
   expect_eq "$mode: the host IPAM holds each member once" "$(k c1 get ipamstate ipam -o json | jq -r '.spec.clusterSubnets | keys | join(",")')" c2,c3
   expect_eq "$mode: the members' ExternalCIDRs are remapped to distinct networks on c1" \
@@ -306,8 +302,7 @@ YAML
     "$(k c1 get federatedclusters -o json | jq -r '[.items[].metadata.annotations["kubectl-fed.io/tunnel-address"]] | unique | length')" 2
 
   # Join again: nothing changes.
-  run again join c3 --context c1 --member-context c3 --gateway-address 172.31.0.3 \
-    --member-api-endpoint https://172.31.0.103:6443 "${c3_flags[@]}" \
+  run again join c3 --context c1 --member-context c3 "${c3_flags[@]}" \
     --cluster-labels region=eu,provider=b -o json
   expect_eq "$mode: join c3 again" "$(jq -r .result "$work/again.out")" alreadyJoined
 

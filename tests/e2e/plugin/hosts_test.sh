@@ -65,7 +65,7 @@ KUBECONFIG=""
 for c in c1 c2 c3 c4 c5; do KUBECONFIG+="${KUBECONFIG:+:}$("$TESTBED" kubeconfig $c)"; done
 export KUBECONFIG
 
-ok_run init init --context c1 --gateway-address 172.31.0.1
+ok_run init init --context c1
 eventually 120 "c1's manager leads (fed-leader names host c1)" bash -c \
   "[ \"\$(kubectl --kubeconfig $("$TESTBED" kubeconfig c1) -n kubectl-fed-system get cm fed-leader -o jsonpath='{.data.host}')\" = c1 ]"
 eventually 60 "c1's own FederationHost is a voting member" bash -c \
@@ -82,12 +82,12 @@ run badname host add C_2 --context c1 --host-context c2
 expect_eq "host add with a bad NAME: exit code" "$(rc badname)" 2
 expect_eq "the refused adds wrote nothing" "$(k c1 get federationhosts -o name | tr '\n' ' ')$(k c2 get ns kubectl-fed-system -o name --ignore-not-found)" "federationhost.fed.kubectl-fed.io/c1 "
 
-ok_run add2 host add c2 --context c1 --host-context c2 --gateway-address 172.31.0.2 -o json
+ok_run add2 host add c2 --context c1 --host-context c2 -o json
 expect_eq "host add c2: result" "$(jq -r '"\(.result) \(.hosts)"' "$work/add2.out")" "added 2"
 grep -q "warning: 2 hosts" "$work/add2.err" && pass "two hosts: a warning that they tolerate no more loss than one" || fail "no even-count warning: $(cat "$work/add2.err")"
-ok_run add3 host add c3 --context c1 --host-context c3 --gateway-address 172.31.0.3 -o json
+ok_run add3 host add c3 --context c1 --host-context c3 -o json
 expect_eq "host add c3: result" "$(jq -r '"\(.result) \(.hosts)"' "$work/add3.out")" "added 3"
-ok_run again host add c3 --context c1 --host-context c3 --gateway-address 172.31.0.3 -o json
+ok_run again host add c3 --context c1 --host-context c3 -o json
 expect_eq "host add c3 again" "$(jq -r .result "$work/again.out")" alreadyAdded
 ok_run list host list --context c1
 expect_eq "host list: three voting members, c1 leads" \
@@ -116,12 +116,11 @@ ok_run rm3 host remove c3 --context c1 --host-context c3 -o json
 expect_eq "host remove c3: result" "$(jq -r '"\(.result) \(.hosts)"' "$work/rm3.out")" "removed 2"
 expect_eq "c3's etcd member left: c1 and c2 remain" "$(k c1 get federationhosts -o jsonpath='{.items[*].metadata.name}')" "c1 c2"
 expect_eq "nothing of kubectl-fed is left on c3" "$(k c3 get ns,deploy,ds,crd -A -l app.kubernetes.io/part-of=kubectl-fed -o name)" ""
-ok_run readd3 host add c3 --context c1 --host-context c3 --gateway-address 172.31.0.3 -o json
+ok_run readd3 host add c3 --context c1 --host-context c3 -o json
 expect_eq "c3 added again, a new member with data of its own" "$(jq -r '"\(.result) \(.hosts)"' "$work/readd3.out")" "added 3"
 # Two members, joined through the leader on c1.
 for i in 4 5; do
-  ok_run join$i join c$i --context c1 --member-context c$i --gateway-address 172.31.0.$i \
-    --member-api-endpoint https://172.31.0.10$i:6443 --wait --timeout 3m -o json
+  ok_run join$i join c$i --context c1 --member-context c$i --wait --timeout 3m -o json
   expect_eq "join c$i --wait" "$(jq -r .result "$work/join$i.out")" joined
 done
 # A join returns once the federation etcd holds the member: the leader's record says so.
