@@ -26,7 +26,7 @@ bench_prepare() {
 
 # federation_init: the agent image loaded and c1 initialised as the host.
 federation_init() {
-  "$tb" image fed.local/fed-agent:dev "$build/agent/fed-agent" "$(command -v wireguard-go)" >/dev/null
+  "$tb" agent-image fed.local/fed-agent:dev "$build/agent/fed-agent" >/dev/null
   "$fed" init --context c1 >/dev/null
 }
 

@@ -12,7 +12,6 @@
 source "$(dirname "$0")/../lib.sh"
 FED=${KUBECTL_FED:-${FED_BINARY_DIR:?}/plugin/kubectl-fed}
 AGENT=${FED_BINARY_DIR:?}/agent/fed-agent
-WG=$(command -v wireguard-go) || fail "wireguard-go is not installed (scripts/bootstrap installs it)"
 [ -x "$FED" ] && [ -x "$AGENT" ] || fail "kubectl-fed and fed-agent must be built ($FED_BINARY_DIR)"
 work=$(mktemp -d)
 # On failure, the node logs' last lines before the testbed (and its logs) go.
@@ -126,7 +125,7 @@ scenario() {
   local mode=$1
   echo "# --- $mode PodCIDRs"
   "$TESTBED" up --clusters 3 --nodes 2 $([ "$mode" = same ] && echo --same-pod-cidr) >/dev/null
-  "$TESTBED" image "$IMAGE" "$AGENT" "$WG" >/dev/null
+  "$TESTBED" agent-image "$IMAGE" "$AGENT" >/dev/null
   export KUBECONFIG="$("$TESTBED" kubeconfig c1):$("$TESTBED" kubeconfig c2):$("$TESTBED" kubeconfig c3)"
   kernel_state >"$work/c3.before"
 

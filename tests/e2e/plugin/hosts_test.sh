@@ -21,7 +21,6 @@ source "$(dirname "$0")/hosts_rolling_checks.sh"
 FED=${KUBECTL_FED:-${FED_BINARY_DIR:?}/plugin/kubectl-fed}
 AGENT=${FED_BINARY_DIR:?}/agent/fed-agent
 [ -x "$FED" ] && [ -x "$AGENT" ] || fail "kubectl-fed and fed-agent must be built ($FED_BINARY_DIR)"
-WG=$(command -v wireguard-go) || fail "wireguard-go is not installed (scripts/bootstrap installs it)"
 work=$(mktemp -d)
 on_exit() {
   local rc=$?
@@ -60,7 +59,7 @@ hosts_rows() {
 rows_are() { [ "$(hosts_rows "$1")" = "$2" ]; }
 
 "$TESTBED" up --clusters 5 --nodes 1 >/dev/null
-"$TESTBED" image fed.local/fed-agent:dev "$AGENT" "$WG" >/dev/null
+"$TESTBED" agent-image fed.local/fed-agent:dev "$AGENT" >/dev/null
 KUBECONFIG=""
 for c in c1 c2 c3 c4 c5; do KUBECONFIG+="${KUBECONFIG:+:}$("$TESTBED" kubeconfig $c)"; done
 export KUBECONFIG

@@ -76,8 +76,8 @@ restore() {
 }
 trap restore EXIT
 
-# The agent's image: fed-agent and nsenter (the restart command enters PID 1's namespaces).
-"$TESTBED" image "$IMAGE" "$BIN/agent/fed-agent" "$(command -v nsenter)" >/dev/null
+# The product's image (with nsenter: the restart command enters PID 1's namespaces).
+"$TESTBED" agent-image "$IMAGE" "$BIN/agent/fed-agent" >/dev/null
 pass "image $IMAGE loaded into every node"
 
 # The restart enters the host's mount namespace through a testbed process (c2's etcd): this
