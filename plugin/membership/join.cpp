@@ -299,8 +299,13 @@ Status run_join(const GlobalOptions& global, const JoinOptions& o, Output& out) 
   if (host_side[0].outcome != ApplyOutcome::Unchanged) {
     FED_TRY(write_object(*host, secret, "host " + host_id));
   }
+  std::int64_t written_generation = 0;
   if (host_side[1].outcome != ApplyOutcome::Unchanged) {
     FED_TRY(write_object(*host, fc, "host " + host_id));
+    // The manager's reports name the generation they judged: only those on this spec count.
+    if (auto written = host->get(fedapi::ref(fedapi::kFederatedCluster, o.member))) {
+      written_generation = (*written)["metadata"].value("generation", std::int64_t{0});
+    }
   }
   // Joined only once the federation etcd holds it: a new leader then knows the member.
   if (host_side[0].outcome != ApplyOutcome::Unchanged) {
@@ -316,7 +321,8 @@ Status run_join(const GlobalOptions& global, const JoinOptions& o, Output& out) 
   doc["gatewayNode"] = gateway;
   if (o.wait) {
     const auto started = std::chrono::steady_clock::now();
-    FED_ASSIGN_OR_RETURN(auto ready, wait_until_ready(*host, o.member, o.timeout, out));
+    FED_ASSIGN_OR_RETURN(auto ready,
+                         wait_until_ready(*host, o.member, o.timeout, out, written_generation));
     doc["ready"] = true;
     doc["status"] = ready.value("status", json::object());
     FED_ASSIGN_OR_RETURN(auto peering, host->get(fedapi::ref(fedapi::kPeering, o.member)));

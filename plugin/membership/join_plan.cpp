@@ -162,4 +162,19 @@ std::optional<std::string> not_ready_reason(const json& fc) {
   return "condition Ready is " + ready->status + " (" + ready->reason + "): " + ready->message;
 }
 
+std::optional<std::string> join_blocker(const json& fc, std::int64_t generation) {
+  if (generation <= 0) return std::nullopt;
+  const auto conditions = fedapi::read_conditions(fc.value("status", json::object()));
+  const fedapi::Condition* ready = fedapi::find_condition(conditions, "Ready");
+  if (ready == nullptr || ready->status == "True" || ready->observed_generation < generation) {
+    return std::nullopt;
+  }
+  // Not MemberForbidden: the member's RBAC, applied by this join moments ago, may not be in its
+  // API server's authorizer cache yet when the manager first tries.
+  for (const char* terminal : {"MemberUnreachable", "MemberInvalid", "ForeignFederation"}) {
+    if (ready->reason == terminal) return ready->reason + ": " + ready->message;
+  }
+  return std::nullopt;
+}
+
 }  // namespace fed::plugin

@@ -3,6 +3,7 @@
 // federation, the host-side objects (credential Secret, FederatedCluster) and their kubeconfig,
 // whether a join changes anything ("already joined"), and what keeps a member from Ready.
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -76,5 +77,14 @@ bool already_joined(const std::vector<AppliedObject>& member_side,
 // Why a FederatedCluster is not Ready: "condition TunnelReady is False (TunnelPending): ...",
 // or nullopt when Ready is True. A missing status says the manager has not reported yet.
 std::optional<std::string> not_ready_reason(const nlohmann::json& federated_cluster);
+
+// Why waiting on for the FederatedCluster cannot help: the manager reported, for `generation`
+// (the one this join wrote) or later, that it cannot use the member's API server at all —
+// unreachable from the host's pods (MemberUnreachable), a member of another federation
+// (ForeignFederation) or an unusable credential (MemberInvalid).
+// nullopt otherwise, and always with `generation` 0 (the join wrote nothing: an earlier report
+// may be stale). Pure.
+std::optional<std::string> join_blocker(const nlohmann::json& federated_cluster,
+                                        std::int64_t generation);
 
 }  // namespace fed::plugin

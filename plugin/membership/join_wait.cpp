@@ -7,12 +7,21 @@
 namespace fed::plugin {
 
 Result<nlohmann::json> wait_until_ready(kube::DynamicClient& host, const std::string& member,
-                                        std::chrono::milliseconds timeout, Output& out) {
+                                        std::chrono::milliseconds timeout, Output& out,
+                                        std::int64_t written_generation) {
   nlohmann::json ready;
   FED_TRY(poll_until(
       [&]() -> PollResult {
         auto fc = host.get(fedapi::ref(fedapi::kFederatedCluster, member));
         if (fc) {
+          if (auto blocked = join_blocker(*fc, written_generation)) {
+            const std::string endpoint =
+                fc->value("spec", nlohmann::json::object()).value("apiEndpoint", "");
+            return fail(ErrorCode::Unavailable,
+                        "member " + member + " cannot be peered: the manager reports " + *blocked +
+                            " (API endpoint " + endpoint +
+                            ": the host's pods must reach it; --member-api-endpoint sets it)");
+          }
           auto why = not_ready_reason(*fc);
           if (!why) ready = std::move(*fc);
           return why;

@@ -1,9 +1,11 @@
 #pragma once
-// join --wait: polls the member's FederatedCluster until its Ready condition is True or the
-// timeout passes; progress lines on stderr (a terminal only); on timeout an Unavailable error
-// names the condition that is not True and its message.
+// join --wait: polls the member's FederatedCluster until its Ready condition is True, the
+// manager reports it cannot reach or use the member, or the timeout passes; progress lines on
+// stderr (a terminal only); on timeout an Unavailable error names the condition that is not True
+// and its message.
 
 #include <chrono>
+#include <cstdint>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -14,8 +16,12 @@
 
 namespace fed::plugin {
 
-// The FederatedCluster once Ready.
+// The FederatedCluster once Ready. Gives up at once (Unavailable, naming the manager's reason
+// and what to check) when the manager reports for `written_generation` — the FederatedCluster's
+// generation this join wrote, 0 when it wrote nothing — that it cannot use the member's API
+// server (join_blocker).
 Result<nlohmann::json> wait_until_ready(kube::DynamicClient& host, const std::string& member,
-                                        std::chrono::milliseconds timeout, Output& out);
+                                        std::chrono::milliseconds timeout, Output& out,
+                                        std::int64_t written_generation = 0);
 
 }  // namespace fed::plugin

@@ -200,16 +200,22 @@ expect_eq "refused joins changed nothing on c1" "$(labelled c1)" "$host_before"
 
 # --- join. No namespace cap (--namespace-quota 0): this test does not load the fed-agent image,
 # so the tenancy role cannot run to answer a namespace webhook (datapath_test.sh checks it).
-run join join c3 --context c1 --member-context c3 --cluster-labels region=testbed --share-cpu 2 --share-memory 4Gi --namespace-quota 0
+# The kubeconfig's server is the testbed's loopback port: join records the address c3's API
+# server advertises instead, the one the host's pods reach, and says so (seen in a dry run: this
+# test's manager is a process on this machine, which reaches c3 only at that loopback port, so
+# the real join below gives it explicitly).
+run joindry join c3 --context c1 --member-context c3 --dry-run=client -o json
+expect_eq "join --dry-run: the FederatedCluster's endpoint is the one c3's API server advertises" \
+  "$(jq -r '.items[] | select(.kind == "FederatedCluster") | .spec.apiEndpoint' "$work/joindry.out")" https://172.31.0.103:6443
+grep -q "c3: the member kubeconfig's server https://127.0.0.1:16003 is this machine's loopback, which the host's pods cannot reach; using https://172.31.0.103:6443" "$work/joindry.err" &&
+  pass "join says which endpoint it uses instead of the kubeconfig's loopback one" || fail "join's stderr: $(cat "$work/joindry.err")"
+run join join c3 --context c1 --member-context c3 --member-api-endpoint https://127.0.0.1:16003 \
+  --cluster-labels region=testbed --share-cpu 2 --share-memory 4Gi --namespace-quota 0
 [ "$(rc join)" = 0 ] && pass "join c3" || fail "join: $(cat "$work/join.err")"
 expect_eq "c3's federation ConfigMap: role" "$(fedcm c3 role)" member
 expect_eq "c3's federation ConfigMap: federationID" "$(fedcm c3 federationID)" c1
 expect_eq "c3's PodCIDR" "$(fedcm c3 podCIDR)" 10.243.0.0/23
-# The kubeconfig's server is the testbed's loopback port: join records the address c3's API
-# server advertises instead, the one the host's pods reach, and says so.
-expect_eq "FederatedCluster c3: endpoint, the advertised one" "$(jp c1 federatedcluster c3 '{.spec.apiEndpoint}')" https://172.31.0.103:6443
-grep -q "c3: the member kubeconfig's server https://127.0.0.1:16003 is this machine's loopback, which the host's pods cannot reach; using https://172.31.0.103:6443" "$work/join.err" &&
-  pass "join says which endpoint it uses instead of the kubeconfig's loopback one" || fail "join's stderr: $(cat "$work/join.err")"
+expect_eq "FederatedCluster c3: endpoint" "$(jp c1 federatedcluster c3 '{.spec.apiEndpoint}')" https://127.0.0.1:16003
 expect_eq "FederatedCluster c3: labels" "$(jp c1 federatedcluster c3 '{.spec.clusterLabels.region}')" testbed
 expect_eq "FederatedCluster c3: offered memory" "$(jp c1 federatedcluster c3 '{.spec.offered.memory}')" 4Gi
 expect_eq "credential Secret type" "$(jp c1 -n kubectl-fed-system secret member-c3 '{.type}')" kubectl-fed.io/member-credential
@@ -359,17 +365,17 @@ sleep 3  # the manager settles (finalizer, tunnel address, status)
 member_before=$(labelled c3 | grep -v -e '^Peering/' -e '^IpamState/' -e '^NatMapping/')
 secret_before=$(jp c1 -n kubectl-fed-system secret member-c3 '{.metadata.resourceVersion}')
 gen_before=$(jp c1 federatedcluster c3 '{.metadata.generation}')
-run again join c3 --context c1 --member-context c3 --cluster-labels region=testbed --share-cpu 2 --share-memory 4Gi --namespace-quota 0
+run again join c3 --context c1 --member-context c3 --member-api-endpoint https://127.0.0.1:16003 --cluster-labels region=testbed --share-cpu 2 --share-memory 4Gi --namespace-quota 0
 expect_eq "join again: exit code" "$(rc again)" 0
 grep -q "already joined" "$work/again.out" && pass "join again says already joined" || fail "join again: $(cat "$work/again.out")"
 expect_eq "join again: resourceVersions on c3 unchanged" "$(labelled c3 | grep -v -e '^Peering/' -e '^IpamState/' -e '^NatMapping/')" "$member_before"
 expect_eq "join again: credential Secret unchanged" "$(jp c1 -n kubectl-fed-system secret member-c3 '{.metadata.resourceVersion}')" "$secret_before"
 expect_eq "join again: FederatedCluster spec unchanged (generation)" "$(jp c1 federatedcluster c3 '{.metadata.generation}')" "$gen_before"
-run againjson join c3 --context c1 --member-context c3 --cluster-labels region=testbed --share-cpu 2 --share-memory 4Gi --namespace-quota 0 -o json
+run againjson join c3 --context c1 --member-context c3 --member-api-endpoint https://127.0.0.1:16003 --cluster-labels region=testbed --share-cpu 2 --share-memory 4Gi --namespace-quota 0 -o json
 expect_eq "join -o json: result" "$(jq -r .result "$work/againjson.out")" alreadyJoined
 
 # --wait with no gateway agents running: times out naming the condition that is not True.
-run wait join c3 --context c1 --member-context c3 --cluster-labels region=testbed --share-cpu 2 --share-memory 4Gi --namespace-quota 0 --wait --timeout 4s -o json
+run wait join c3 --context c1 --member-context c3 --member-api-endpoint https://127.0.0.1:16003 --cluster-labels region=testbed --share-cpu 2 --share-memory 4Gi --namespace-quota 0 --wait --timeout 4s -o json
 refused wait 3 "join --wait without gateways"
 grep -q "condition TunnelReady is False" "$work/wait.err" && pass "the timeout names TunnelReady" || fail "$(cat "$work/wait.err")"
 
@@ -384,7 +390,7 @@ grep -q "^c3 " "$work/statust.out" && pass "status table lists c3" || fail "$(ca
 # clusterSelector pick c3 by its cluster label on the host c1, which records the FeatureConfig
 # with what c3 got; podPreset=false takes the feature out again, not while PodPresets exist.
 IMAGE=fed.local/fed-agent:membership-e2e   # the PodPreset webhook's image; not :dev (the agent)
-"$TESTBED" image "$IMAGE" "$AGENT" >/dev/null
+"$TESTBED" agent-image "$IMAGE" "$AGENT" >/dev/null
 run rcnone reconfigure --context c1 --clusters region=elsewhere --set podPreset=true --image "$IMAGE"
 refused rcnone 5 "reconfigure --clusters matching no member"
 grep -q 'members: c3 {region=testbed}' "$work/rcnone.err" && pass "the refusal lists the members and their labels" \
@@ -433,6 +439,18 @@ expect_eq "c3 has no PodPreset CRD, webhook, workload or Secret left" \
   "$(k c3 get crd podpresets.settings.kubectl-fed.io -o name --ignore-not-found; k c3 get mutatingwebhookconfiguration kubectl-fed-podpreset -o name --ignore-not-found; k c3 -n kubectl-fed-system get deploy/fed-podpreset svc/fed-podpreset-webhook secret/fed-podpreset-webhook-tls -o name --ignore-not-found 2>/dev/null)" ""
 run rcoff3 reconfigure --context c1 --clusters region=testbed --set podPreset=false -o json
 expect_eq "podPreset=false again: nothing to remove" "$(jq -r '.clusters[0].features[0] | .result + " " + .message' "$work/rcoff3.out")" "AlreadyApplied not installed"
+
+# --- an API endpoint the manager cannot reach: join --wait stops as soon as the manager reports
+# it, with its reason, instead of waiting out --timeout; the right endpoint given again heals it.
+t0=$SECONDS
+run badep join c3 --context c1 --member-context c3 --member-api-endpoint https://127.0.0.1:1 --cluster-labels region=testbed --share-cpu 2 --share-memory 4Gi --namespace-quota 0 --wait --timeout 3m
+refused badep 3 "join --wait with an endpoint the manager cannot reach"
+grep -q "member c3 cannot be peered: the manager reports MemberUnreachable: .*(API endpoint https://127.0.0.1:1: the host's pods must reach it" "$work/badep.err" &&
+  pass "it names the manager's reason, after $((SECONDS - t0)) s of a 3 min --timeout: $(head -c 200 "$work/badep.err")" || fail "$(cat "$work/badep.err")"
+run goodep join c3 --context c1 --member-context c3 --member-api-endpoint https://127.0.0.1:16003 --cluster-labels region=testbed --share-cpu 2 --share-memory 4Gi --namespace-quota 0 -o json
+expect_eq "join with the endpoint corrected: result" "$(jq -r .result "$work/goodep.out")" updated
+eventually 60 "c3's NetworkReady True again" bash -c \
+  "[ \"\$(kubectl --kubeconfig $("$TESTBED" kubeconfig c1) get federatedcluster c3 -o jsonpath='{.status.conditions[?(@.type==\"NetworkReady\")].status}')\" = True ]"
 
 # --- unjoin: the manager tears the peering down, the member is left with nothing of ours.
 run unjoin unjoin c3 --context c1 --member-context c3

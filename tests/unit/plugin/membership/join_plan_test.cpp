@@ -201,3 +201,28 @@ TEST_CASE("--wait names the condition that is not True") {
   for (auto& c : fc["status"]["conditions"]) c["status"] = "True";
   CHECK_FALSE(not_ready_reason(fc));
 }
+
+TEST_CASE("--wait gives up on a report that the member cannot be used, for the spec it wrote") {
+  auto with_ready = [](const std::string& reason, std::int64_t generation) {
+    json fc{{"metadata", {{"name", "c2"}, {"generation", 3}}}};
+    fc["status"]["conditions"] =
+        json::array({{{"type", "Ready"},
+                      {"status", "False"},
+                      {"reason", reason},
+                      {"message", "GET https://172.30.2.10:6443/api: Could not connect"},
+                      {"observedGeneration", generation}}});
+    return fc;
+  };
+  auto blocked = join_blocker(with_ready("MemberUnreachable", 3), 3);
+  REQUIRE(blocked);
+  CHECK(*blocked == "MemberUnreachable: GET https://172.30.2.10:6443/api: Could not connect");
+  CHECK(join_blocker(with_ready("ForeignFederation", 4), 3));
+  CHECK(join_blocker(with_ready("MemberInvalid", 3), 3));
+  // A report on an older spec, a join that wrote nothing, a passing state: wait on.
+  CHECK_FALSE(join_blocker(with_ready("MemberUnreachable", 2), 3));
+  CHECK_FALSE(join_blocker(with_ready("MemberUnreachable", 3), 0));
+  CHECK_FALSE(join_blocker(with_ready("TunnelPending", 3), 3));
+  // RBAC applied by the join may not be in the member's authorizer cache yet: not final.
+  CHECK_FALSE(join_blocker(with_ready("MemberForbidden", 3), 3));
+  CHECK_FALSE(join_blocker(json{{"metadata", {{"name", "c2"}}}}, 3));
+}
