@@ -101,8 +101,9 @@ std::string waiting_reason(const json& pod) {
 struct Slot {
   NodeResult result;
   Clock::time_point start;
-  bool cordoned = false;  // we cordoned it, so we uncordon it
-  bool running = false;   // its agent pod was created and has not ended
+  bool cordoned = false;   // we cordoned it, so we uncordon it
+  bool running = false;    // its agent pod was created and has not ended
+  bool untouched = false;  // it failed before its agent ran: nothing on it changed
 };
 
 void finish(Slot& s, NodeOutcome outcome, std::string message) {
@@ -129,14 +130,17 @@ void start_node(kube::DynamicClient& c, const ReconfigurePlan& plan, const std::
     progress(node + ": cordoned, draining");
     const auto deadline = Clock::now() + std::max(plan.gate_timeout, std::chrono::seconds(120));
     if (auto drained = drain(c, node, deadline); !drained) {
+      s.untouched = true;
       return finish(s, NodeOutcome::Failed, drained.error().message());
     }
   }
   if (auto cleared = clear_old_pod(c, node); !cleared) {
+    s.untouched = true;
     return finish(s, NodeOutcome::Failed, cleared.error().message());
   }
   auto created = c.create(pod_ref(node).collection(), agent_pod(plan, node, endpoint));
   if (!created) {
+    s.untouched = true;
     return finish(s, NodeOutcome::Failed,
                   created.error().to_error().with_context("creating the agent pod").message());
   }
@@ -170,6 +174,7 @@ void poll_node(kube::DynamicClient& c, Slot& s, Clock::time_point deadline) {
   }
   if (const std::string stuck = waiting_reason(*pod); !stuck.empty()) {
     (void)c.remove(pod_ref(node));  // it never ran: nothing on the node changed
+    s.untouched = true;
     return finish(s, NodeOutcome::Failed, "the agent pod cannot start: " + stuck);
   }
   if (Clock::now() >= deadline) {
@@ -314,10 +319,17 @@ ClusterResult roll_out(kube::DynamicClient& c, const ReconfigurePlan& plan,
       s.result.seconds = std::chrono::duration<double>(Clock::now() - s.start).count();
       const NodeOutcome o = s.result.outcome;
       if (applied(o)) (void)c.remove(pod_ref(s.result.node));
-      // A rolled-back node runs its old config again and is healthy: back into service. A
-      // failed one stays cordoned for a person to look at.
-      if (s.cordoned && o != NodeOutcome::Failed) {
-        if (auto u = uncordon(c, s.result.node); !u) s.result.message += " (uncordon failed)";
+      // A rolled-back node runs its old config again and is healthy: back into service, as is
+      // one on which the run changed nothing. Any other failed one stays cordoned for a person
+      // to look at.
+      const bool untouched = o == NodeOutcome::Failed &&
+                             (s.untouched || failed_untouched(s.result, plan.cni.has_value()));
+      if (s.cordoned && (o != NodeOutcome::Failed || untouched)) {
+        if (auto u = uncordon(c, s.result.node); !u) {
+          s.result.message += " (uncordon failed)";
+        } else if (untouched) {
+          s.result.message += " (nothing on it changed: uncordoned)";
+        }
       }
       progress(s.result.node + ": " + std::string(to_string(o)) +
                (s.result.message.empty() ? "" : ": " + s.result.message));
@@ -333,6 +345,11 @@ ClusterResult roll_out(kube::DynamicClient& c, const ReconfigurePlan& plan,
   }
   if (plan.cleanup == Cleanup::Remove && !plan.cni) remove_agent_rbac(c, progress);
   return cluster;
+}
+
+bool failed_untouched(const NodeResult& result, bool cni) {
+  if (cni || result.outcome != NodeOutcome::Failed) return false;
+  return result.phase.empty() || result.phase == reconfig::to_string(reconfig::Phase::Started);
 }
 
 NodeResult node_result_from_pod(const std::string& node, const json& pod, const std::string& log,

@@ -74,4 +74,10 @@ NodeResult node_result_from_pod(const std::string& node, const nlohmann::json& p
                                 const std::string& log, const std::string& phase,
                                 const std::string& annotation_message);
 
+// Whether a node whose run Failed (`result`) still runs exactly what it ran before, so that
+// the cordon the run put on it can go: its agent failed before writing the kubelet config
+// (no progress recorded, or only Started). Not for a CNI switch, whose failed check leaves a
+// node on the new network: it stays cordoned for a person to look at. Pure.
+bool failed_untouched(const NodeResult& result, bool cni);
+
 }  // namespace fed::plugin

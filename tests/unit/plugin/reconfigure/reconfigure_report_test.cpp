@@ -189,3 +189,26 @@ TEST_CASE("status: a node's CNI switch from its annotations, never reconfigured 
   const Table t = status_table({ClusterStatus{"c2", {s}, {}, std::nullopt}});
   CHECK(t.rows[0][6] == "fedtb-alt");
 }
+
+TEST_CASE("a failed node is uncordoned only when its kubelet config was never written") {
+  // The agent stopped before writing (config not found: no progress, or only Started).
+  auto early = node_result_from_pod(
+      "node1", finished_pod(1),
+      "reading the kubelet config: /var/lib/kubelet/config.yaml: No such file\n", "", "");
+  REQUIRE(early.outcome == NodeOutcome::Failed);
+  CHECK(failed_untouched(early, false));
+  early.phase = "Started";
+  CHECK(failed_untouched(early, false));
+  // Written, or even the rollback failed: it stays cordoned.
+  auto written = early;
+  written.phase = "ConfigWritten";
+  CHECK_FALSE(failed_untouched(written, false));
+  written.phase = "Failed";
+  CHECK_FALSE(failed_untouched(written, false));
+  // A CNI switch records no kubelet phase: a failed one is never taken as untouched.
+  CHECK_FALSE(failed_untouched(early, true));
+  // Not failed at all: the question does not arise.
+  auto applied =
+      node_result_from_pod("node1", finished_pod(0), "node1: applied {}\n", "Succeeded", "");
+  CHECK_FALSE(failed_untouched(applied, false));
+}
