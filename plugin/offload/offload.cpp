@@ -48,6 +48,17 @@ std::string phase_of(const json& off) {
 
 }  // namespace
 
+std::optional<std::string> refusal_of(const json& off) {
+  if (!off.is_object()) return std::nullopt;
+  const auto status = status_of(off);
+  const auto* accepted = fedapi::find_condition(status.conditions, "Accepted");
+  if (accepted == nullptr || accepted->status != "False") return std::nullopt;
+  const auto generation =
+      off.value("metadata", json::object()).value("generation", std::int64_t{0});
+  if (accepted->observed_generation < generation) return std::nullopt;  // about an older spec
+  return accepted->reason + ": " + accepted->message;
+}
+
 bool ready_for_current_spec(const json& off) {
   if (!off.is_object() || phase_of(off) != "Ready") return false;
   const auto generation =
@@ -88,6 +99,10 @@ Status wait_until(const HostConnection& connection, const std::string& ns,
         const json current = off ? *off : json(nullptr);
         if (done(current)) return poll_done();
         FED_TRY(check_still_leading(connection));
+        if (const auto refused = refusal_of(current)) {
+          return fail(ErrorCode::Invalid,
+                      "the manager refused the offloading of " + ns + ": " + *refused);
+        }
         if (current.is_null()) return still_waiting("no NamespaceOffloading");
         const std::string phase = phase_of(current);
         return still_waiting("phase " + (phase.empty() ? std::string("(none yet)") : phase) + "; " +

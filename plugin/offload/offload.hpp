@@ -5,6 +5,7 @@
 // follows offloadingPhase. Offloading again with the same flags changes nothing.
 
 #include <chrono>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -47,6 +48,10 @@ Result<nlohmann::json> offloading_from_flags(const OffloadOptions& options,
 // one while a member no longer selected still has its replica (OffloadingRequired False): that
 // member's pods are still moving off it (docs/OFFLOAD.md "Leaving").
 bool ready_for_current_spec(const nlohmann::json& offloading);
+
+// Why the manager refused `offloading`'s current spec (its Accepted condition False for this
+// generation: "SpecRefused: ..."), nullopt when it did not. Pure.
+std::optional<std::string> refusal_of(const nlohmann::json& offloading);
 
 Status run_offload(const GlobalOptions& global, const OffloadOptions& options, Output& out);
 Status run_unoffload(const GlobalOptions& global, const UnoffloadOptions& options, Output& out);

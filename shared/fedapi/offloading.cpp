@@ -93,6 +93,7 @@ void to_json(nlohmann::json& j, const NamespaceOffloadingStatus& status) {
       by_cluster[cluster] = conditions;
     }
   }
+  write_conditions(j, status.conditions);
   write_int(j, "observedGeneration", status.observed_generation);
 }
 
@@ -109,6 +110,7 @@ void from_json(const nlohmann::json& j, NamespaceOffloadingStatus& status) {
           return read_conditions(nlohmann::json{{"conditions", list}});
         });
   }
+  status.conditions = read_conditions(j);
   status.observed_generation = read_int(j, "observedGeneration");
 }
 

@@ -72,6 +72,9 @@ struct NamespaceOffloadingStatus {
   std::optional<OffloadingPhase> offloading_phase;
   // cluster id -> Ready / OffloadingRequired conditions of the namespace there.
   std::map<std::string, std::vector<Condition>> remote_namespaces_conditions;
+  // Accepted False (reason SpecRefused) while the manager cannot offload under the spec (its
+  // remote name is not a valid namespace name), empty otherwise.
+  std::vector<Condition> conditions;
   std::int64_t observed_generation = 0;
 
   friend bool operator==(const NamespaceOffloadingStatus&,

@@ -283,6 +283,8 @@ spec: {}
 YAML
 eventually 30 "a NamespaceOffloading the manager cannot offload gets a Warning SpecRefused Event naming the limit" bash -c \
   "kubectl --kubeconfig $("$TESTBED" kubeconfig c1) -n $long get events --field-selector reason=SpecRefused,involvedObject.kind=NamespaceOffloading -o jsonpath='{.items[*].message}' | grep -q 63"
+eventually 30 "... and its status says it was refused (Accepted False, SpecRefused), not only NoClusterSelected" bash -c \
+  "kubectl --kubeconfig $("$TESTBED" kubeconfig c1) -n $long get namespaceoffloading offloading -o jsonpath='{.status.conditions[?(@.type==\"Accepted\")].status} {.status.conditions[?(@.type==\"Accepted\")].reason} {.status.conditions[?(@.type==\"Accepted\")].message}' | grep -q '^False SpecRefused .*63'"
 k c1 -n "$long" delete namespaceoffloading offloading --timeout=30s >/dev/null
 k c1 delete namespace "$long" --wait=false >/dev/null
 run offload offload namespace shop --context c1 --wait --timeout 60s -o json

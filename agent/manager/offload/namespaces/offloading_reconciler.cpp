@@ -141,11 +141,13 @@ Result<kube::Requeue> OffloadingReconciler::reconcile(const kube::Request& reque
   }
   std::string remote;
   std::set<std::string> selected;
+  std::string refusal;  // why nothing can be offloaded under the spec, if so
   if (!deleting) {
     auto spec =
         fedapi::decode<fedapi::NamespaceOffloadingSpec>(off.value("spec", json::object()), "spec");
     auto name =
         spec ? remote_namespace_name(*spec, ns, host_id_) : Result<std::string>(spec.error());
+    refusal = name ? std::string() : name.error().message();
     if (!name) {
       // Nothing can be offloaded under this spec; say why and select nothing.
       spdlog::warn("NamespaceOffloading {}/offloading: {}", ns, name.error().message());
@@ -202,6 +204,14 @@ Result<kube::Requeue> OffloadingReconciler::reconcile(const kube::Request& reque
   status.remote_namespace_name = remote.empty() ? status.remote_namespace_name : remote;
   status.offloading_phase = offloading_phase(conditions, deleting ? Deleting::Yes : Deleting::No);
   status.observed_generation = off["metadata"].value("generation", std::int64_t{0});
+  // The phase alone would say NoClusterSelected; the status says the spec was refused, and why.
+  if (refusal.empty()) {
+    status.conditions.clear();
+  } else {
+    fedapi::set_condition(
+        status.conditions,
+        {"Accepted", "False", "SpecRefused", refusal, "", status.observed_generation}, now);
+  }
 
   if (deleting) {
     bool replicas_left = false;

@@ -55,8 +55,9 @@ TEST_CASE("offload: bad flags are refused with the flag named") {
   auto o = shop();
   o.pod_offloading_strategy = "Everywhere";
   auto m = error_of(o);
-  CHECK(m == "--pod-offloading-strategy must be one of LocalAndRemote, Local, Remote, not "
-             "\"Everywhere\"");
+  CHECK(m ==
+        "--pod-offloading-strategy must be one of LocalAndRemote, Local, Remote, not "
+        "\"Everywhere\"");
   CHECK(m.find("--namespace-mapping-strategy") == std::string::npos);  // only the flag given
 
   o = shop();
@@ -117,4 +118,21 @@ TEST_CASE("offload --wait: a member no longer selected must lose its replica fir
   CHECK_FALSE(fed::plugin::ready_for_current_spec(off));  // c3's pods are still moving
   off["status"]["remoteNamespacesConditions"].erase("c3");
   CHECK(fed::plugin::ready_for_current_spec(off));
+}
+
+TEST_CASE("offload --wait: a spec the manager refused ends the wait with its reason") {
+  auto off = [](std::int64_t generation, std::int64_t refused_for) {
+    return nlohmann::json::parse(R"({"metadata":{"generation":)" + std::to_string(generation) +
+                                 R"(},"status":{"offloadingPhase":"NoClusterSelected",
+      "conditions":[{"type":"Accepted","status":"False","reason":"SpecRefused",
+        "message":"the remote namespace name is 64 characters, over 63",
+        "observedGeneration":)" + std::to_string(refused_for) +
+                                 "}]}}");
+  };
+  auto refused = fed::plugin::refusal_of(off(2, 2));
+  REQUIRE(refused);
+  CHECK(*refused == "SpecRefused: the remote namespace name is 64 characters, over 63");
+  CHECK_FALSE(fed::plugin::refusal_of(off(3, 2)));  // about the spec before this one
+  CHECK_FALSE(fed::plugin::refusal_of(nlohmann::json{{"metadata", {{"generation", 1}}}}));
+  CHECK_FALSE(fed::plugin::refusal_of(nullptr));
 }

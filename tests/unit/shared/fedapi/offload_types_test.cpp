@@ -72,6 +72,21 @@ TEST_CASE("the NamespaceOffloading sample decodes, with every operator kind, and
   CHECK(api::find_condition(status.remote_namespaces_conditions["c3"], "Ready") == nullptr);
 }
 
+TEST_CASE("a refused NamespaceOffloading's status keeps its Accepted condition, and back") {
+  const json status = json::parse(R"({"offloadingPhase":"NoClusterSelected","observedGeneration":2,
+    "conditions":[{"type":"Accepted","status":"False","reason":"SpecRefused",
+      "message":"too long","lastTransitionTime":"2026-11-27T19:00:00Z","observedGeneration":2}]})");
+  auto decoded = api::decode<api::NamespaceOffloadingStatus>(status, "status");
+  REQUIRE(decoded);
+  const auto* accepted = api::find_condition(decoded->conditions, "Accepted");
+  REQUIRE(accepted != nullptr);
+  CHECK(accepted->reason == "SpecRefused");
+  CHECK(json(*decoded)["conditions"] == status["conditions"]);
+  // An accepted one writes no conditions at all.
+  decoded->conditions.clear();
+  CHECK_FALSE(json(*decoded).contains("conditions"));
+}
+
 TEST_CASE("an empty NamespaceOffloading spec reads as the spec's defaults") {
   auto spec = api::decode<api::NamespaceOffloadingSpec>(json::object(), "spec");
   REQUIRE(spec);
