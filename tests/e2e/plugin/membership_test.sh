@@ -51,7 +51,15 @@ wipe() {  # removes kubectl-fed from cluster $1 with kubectl alone
   k "$c" wait --for=delete namespace/kubectl-fed-system --timeout=120s >/dev/null 2>&1 || true
 }
 cleanup() {
+  local rc=${1:-$?}  # the test's exit status (a trap that ran commands before passes it)
   if [ -n "$manager_pid" ]; then kill "$manager_pid" 2>/dev/null; wait "$manager_pid" 2>/dev/null; fi
+  if [ "$rc" != 0 ]; then
+    # What c1's kubectl-fed pods were doing (once: its fed-etcd was not Ready within 120 s).
+    echo "--- c1: kubectl-fed-system"
+    k c1 --request-timeout=10s -n kubectl-fed-system get pods -o wide 2>&1 | tail -n 8 || true
+    k c1 --request-timeout=10s -n kubectl-fed-system describe pods -l app.kubernetes.io/name=fed-etcd 2>&1 | tail -n 15 || true
+    k c1 --request-timeout=10s -n kubectl-fed-system logs deploy/fed-etcd --tail 10 2>&1 | cut -c1-300 || true
+  fi
   wipe c3; wipe c1
   rm -rf "$work"
 }
@@ -163,7 +171,7 @@ PY
   --webhook-bind-address 127.0.0.1:0 \
   >>"$work/manager.log" 2>&1 &
 manager_pid=$!
-trap 'echo "--- manager log"; tail -30 "$work/manager.log"; cleanup' EXIT
+trap 'rc=$?; echo "--- manager log"; tail -30 "$work/manager.log"; cleanup "$rc"' EXIT
 eventually 30 "the manager is ready" curl -sf http://127.0.0.1:19442/readyz
 
 # --- join refusals: nothing is written on either side.
