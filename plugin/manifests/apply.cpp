@@ -158,7 +158,8 @@ Result<std::vector<AppliedObject>> plan_objects(kube::DynamicClient& client,
   return run(client, objects, where, false);
 }
 
-Status write_object(kube::DynamicClient& client, const json& object, const std::string& where) {
+Result<json> write_object(kube::DynamicClient& client, const json& object,
+                          const std::string& where) {
   const std::string label = object_label(object);
   auto ref = ref_of(client, object);
   if (!ref) {
@@ -171,7 +172,7 @@ Status write_object(kube::DynamicClient& client, const json& object, const std::
     return fail(applied.error().code(),
                 "applying " + label + " on " + where + ": " + applied.error().to_error().message());
   }
-  return ok();
+  return std::move(*applied);
 }
 
 bool any_change(const std::vector<AppliedObject>& applied) {

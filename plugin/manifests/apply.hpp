@@ -55,9 +55,10 @@ Result<std::vector<AppliedObject>> plan_objects(kube::DynamicClient& client,
                                                 const std::vector<nlohmann::json>& objects,
                                                 const std::string& where);
 
-// Server-side applies one object (field manager kubectl-fed, taking over conflicting fields).
-Status write_object(kube::DynamicClient& client, const nlohmann::json& object,
-                    const std::string& where);
+// Server-side applies one object (field manager kubectl-fed, taking over conflicting fields);
+// the object as the API server returned it.
+Result<nlohmann::json> write_object(kube::DynamicClient& client, const nlohmann::json& object,
+                                    const std::string& where);
 
 // Whether any object would be or was written.
 bool any_change(const std::vector<AppliedObject>& applied);

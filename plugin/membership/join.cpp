@@ -301,11 +301,9 @@ Status run_join(const GlobalOptions& global, const JoinOptions& o, Output& out) 
   }
   std::int64_t written_generation = 0;
   if (host_side[1].outcome != ApplyOutcome::Unchanged) {
-    FED_TRY(write_object(*host, fc, "host " + host_id));
+    FED_ASSIGN_OR_RETURN(auto written, write_object(*host, fc, "host " + host_id));
     // The manager's reports name the generation they judged: only those on this spec count.
-    if (auto written = host->get(fedapi::ref(fedapi::kFederatedCluster, o.member))) {
-      written_generation = (*written)["metadata"].value("generation", std::int64_t{0});
-    }
+    written_generation = written["metadata"].value("generation", std::int64_t{0});
   }
   // Joined only once the federation etcd holds it: a new leader then knows the member.
   if (host_side[0].outcome != ApplyOutcome::Unchanged) {
