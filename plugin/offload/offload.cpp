@@ -11,6 +11,7 @@
 #include "plugin/connect/leader_connection.hpp"
 #include "plugin/connect/poll.hpp"
 #include "plugin/manifests/render.hpp"
+#include "plugin/offload/offloading_wait.hpp"
 #include "plugin/offload/pods_home.hpp"
 #include "plugin/offload/reflection_grant.hpp"
 #include "shared/fedapi/condition.hpp"
@@ -27,89 +28,6 @@ namespace fed::plugin {
 namespace {
 
 using nlohmann::json;
-
-constexpr std::string_view kOffloadingName = fedapi::kNamespaceOffloadingName;
-
-kube::ResourceRef offloading_ref(const std::string& ns) {
-  return fedapi::ref_in(fedapi::kNamespaceOffloading, ns, std::string(kOffloadingName));
-}
-
-// The object's status as the API types read it; empty when it has none or cannot be read.
-fedapi::NamespaceOffloadingStatus status_of(const json& off) {
-  auto status = fedapi::decode<fedapi::NamespaceOffloadingStatus>(
-      off.value("status", json::object()), "status");
-  return status ? *std::move(status) : fedapi::NamespaceOffloadingStatus{};
-}
-
-std::string phase_of(const json& off) {
-  const auto phase = status_of(off).offloading_phase;
-  return phase ? std::string(fedapi::to_string(*phase)) : "";
-}
-
-}  // namespace
-
-std::optional<std::string> refusal_of(const json& off) {
-  if (!off.is_object()) return std::nullopt;
-  const auto status = status_of(off);
-  const auto* accepted = fedapi::find_condition(status.conditions, "Accepted");
-  if (accepted == nullptr || accepted->status != "False") return std::nullopt;
-  const auto generation =
-      off.value("metadata", json::object()).value("generation", std::int64_t{0});
-  if (accepted->observed_generation < generation) return std::nullopt;  // about an older spec
-  return accepted->reason + ": " + accepted->message;
-}
-
-bool ready_for_current_spec(const json& off) {
-  if (!off.is_object() || phase_of(off) != "Ready") return false;
-  const auto generation =
-      off.value("metadata", json::object()).value("generation", std::int64_t{0});
-  const auto status = status_of(off);
-  for (const auto& [id, conditions] : status.remote_namespaces_conditions) {
-    const auto* required = fedapi::find_condition(conditions, fedapi::kConditionOffloadingRequired);
-    if (required != nullptr && required->status != "True") return false;
-  }
-  return status.observed_generation >= generation;
-}
-
-namespace {
-
-// "c2: Ready, c3: CreationLoopBackOff ..." from the per-cluster conditions.
-std::string clusters_summary(const json& off) {
-  std::string out;
-  for (const auto& [id, conditions] : status_of(off).remote_namespaces_conditions) {
-    std::string ready = "pending";
-    if (const auto* c = fedapi::find_condition(conditions, fedapi::kConditionReady)) {
-      ready = c->status == "True" ? "Ready" : (c->reason.empty() ? "NotReady" : c->reason);
-    }
-    out += (out.empty() ? "" : ", ") + id + ": " + ready;
-  }
-  return out.empty() ? "no member selected yet" : out;
-}
-
-// --wait: until `done(the NamespaceOffloading, or null when gone)`; given up at once when the
-// host stops leading, since only the leader serves it.
-Status wait_until(const HostConnection& connection, const std::string& ns,
-                  const std::function<bool(const json&)>& done, std::chrono::milliseconds timeout,
-                  const std::string& what, Output& out) {
-  kube::DynamicClient& host = *connection.client;
-  return poll_until(
-      [&]() -> PollResult {
-        auto off = host.get(offloading_ref(ns));
-        if (!off && !off.error().is_not_found()) return off.error().to_error();
-        const json current = off ? *off : json(nullptr);
-        if (done(current)) return poll_done();
-        FED_TRY(check_still_leading(connection));
-        if (const auto refused = refusal_of(current)) {
-          return fail(ErrorCode::Invalid,
-                      "the manager refused the offloading of " + ns + ": " + *refused);
-        }
-        if (current.is_null()) return still_waiting("no NamespaceOffloading");
-        const std::string phase = phase_of(current);
-        return still_waiting("phase " + (phase.empty() ? std::string("(none yet)") : phase) + "; " +
-                             clusters_summary(current));
-      },
-      timeout, what, what + " not done (is the manager running? kubectl fed status)", out);
-}
 
 Status check_kind(const std::string& kind) {
   if (kind == "namespace" || kind == "ns") return ok();
@@ -257,7 +175,7 @@ Result<json> offloading_from_flags(const OffloadOptions& o, const std::string& h
   return json{{"apiVersion", std::string(fedapi::kApiVersion)},
               {"kind", std::string(fedapi::kNamespaceOffloading.kind)},
               {"metadata",
-               {{"name", std::string(kOffloadingName)},
+               {{"name", std::string(fedapi::kNamespaceOffloadingName)},
                 {"namespace", o.namespace_name},
                 {"labels", {{std::string(kPartOfLabel), std::string(kPartOfValue)}}}}},
               {"spec", *decoded}};
@@ -340,8 +258,8 @@ Status run_offload(const GlobalOptions& global, const OffloadOptions& o, Output&
   }
   FED_TRY(grant_reflection(*host, o.namespace_name));
   if (o.wait) {
-    FED_TRY(wait_until(connection, o.namespace_name, ready_for_current_spec, o.timeout,
-                       "the offloading of " + o.namespace_name, out));
+    FED_TRY(wait_for_offloading(connection, o.namespace_name, ready_for_current_spec, o.timeout,
+                                "the offloading of " + o.namespace_name, out));
   }
   auto now = host->get(offloading_ref(o.namespace_name));
   const json current = now ? *now : json::object();
@@ -387,7 +305,7 @@ Status run_unoffload(const GlobalOptions& global, const UnoffloadOptions& o, Out
     if (!r && !r.error().is_not_found()) return r.error().to_error();
     FED_TRY(revoke_reflection(*host, o.namespace_name));
     if (o.wait) {
-      FED_TRY(wait_until(
+      FED_TRY(wait_for_offloading(
           connection, o.namespace_name, [](const json& off) { return off.is_null(); }, o.timeout,
           "the unoffloading of " + o.namespace_name, out));
     }

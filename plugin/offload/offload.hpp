@@ -42,17 +42,6 @@ struct UnoffloadOptions {
 Result<nlohmann::json> offloading_from_flags(const OffloadOptions& options,
                                              const std::string& host_cluster_id);
 
-// What `offload --wait` waits for: offloadingPhase Ready, written by the controller for the
-// spec as it is now (status.observedGeneration >= metadata.generation). A Ready it wrote before
-// it saw the latest spec (an offloading widened from c3 to c2 and c3) does not count. Nor does
-// one while a member no longer selected still has its replica (OffloadingRequired False): that
-// member's pods are still moving off it (docs/OFFLOAD.md "Leaving").
-bool ready_for_current_spec(const nlohmann::json& offloading);
-
-// Why the manager refused `offloading`'s current spec (its Accepted condition False for this
-// generation: "SpecRefused: ..."), nullopt when it did not. Pure.
-std::optional<std::string> refusal_of(const nlohmann::json& offloading);
-
 Status run_offload(const GlobalOptions& global, const OffloadOptions& options, Output& out);
 Status run_unoffload(const GlobalOptions& global, const UnoffloadOptions& options, Output& out);
 

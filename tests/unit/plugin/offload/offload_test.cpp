@@ -1,4 +1,5 @@
 #include "plugin/offload/offload.hpp"
+#include "plugin/offload/offloading_wait.hpp"
 
 #include <doctest/doctest.h>
 
