@@ -47,18 +47,20 @@ Runner wire_reconfigure(CLI::App& app) {
                  "The fed-agent image the node pods run (default \"" + o->image + "\")");
   app.add_option("--distribution", o->distribution,
                  "The nodes' Kubernetes distribution: its kubelet config, root dir and restart "
-                 "from the agent's table (kubeadm, k3s, eks-al2023, eks, aks, gke; default "
-                 "kubeadm); --kubelet-config and friends override");
+                 "from the agent's table (kubeadm, k3s, eks-al2023, eks, aks, gke). Default: "
+                 "none, each node's running kubelet says (its --config, --config-dir, "
+                 "--root-dir and systemd unit); --kubelet-config and friends override");
   app.add_option("--kubelet-config", o->kubelet_config,
-                 "The kubelet's config file on the nodes; {node} is the node's name (default "
-                 "/var/lib/kubelet/config.yaml)");
+                 "The kubelet's config file on the nodes; {node} is the node's name (default: "
+                 "the running kubelet's --config)");
   app.add_option("--kubelet-config-dir", o->kubelet_config_dir,
                  "The kubelet's --config-dir on the nodes: write a drop-in there instead");
   app.add_option("--kubelet-root-dir", o->kubelet_root_dir,
-                 "The kubelet's --root-dir on the nodes (default /var/lib/kubelet)");
+                 "The kubelet's --root-dir on the nodes (default: the running kubelet's)");
   app.add_option("--restart-command", o->restart_command,
                  "How the agent restarts the kubelet, words separated by spaces, {node} the "
-                 "node's name (default: systemctl restart kubelet in PID 1's namespaces)");
+                 "node's name (default: systemctl restart of the kubelet's unit in PID 1's "
+                 "namespaces; without one, the kubelet is stopped for its supervisor to start)");
   app.add_option("--timeout", o->timeout,
                  "The health gate's limit after each kubelet restart (default 2m)");
   app.add_option("--dry-run", o->dry_run,

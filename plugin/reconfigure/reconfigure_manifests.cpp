@@ -33,6 +33,8 @@ std::vector<std::string> host_dirs(const ReconfigurePlan& plan, std::string_view
   std::vector<std::string> dirs;
   if (plan.cni) {
     dirs.push_back(for_node(plan.cni->conf_dir, node));
+  } else if (plan.target.discovers()) {
+    return dirs;  // the agent reaches the kubelet's files through its process (hostPID)
   } else if (!plan.target.kubelet_config_dir.empty()) {
     dirs.push_back(for_node(plan.target.kubelet_config_dir, node));
   } else {
@@ -125,12 +127,14 @@ std::vector<std::string> agent_command(const ReconfigurePlan& plan, std::string_
   if (!plan.target.kubelet_config_dir.empty()) {
     cmd.push_back("--kubelet-config-dir");
     cmd.push_back(for_node(plan.target.kubelet_config_dir, node));
-  } else {
+  } else if (!plan.target.kubelet_config.empty()) {
     cmd.push_back("--kubelet-config");
     cmd.push_back(for_node(plan.target.kubelet_config, node));
   }
-  cmd.push_back("--kubelet-root-dir");
-  cmd.push_back(for_node(plan.target.root_dir, node));
+  if (!plan.target.root_dir.empty()) {
+    cmd.push_back("--kubelet-root-dir");
+    cmd.push_back(for_node(plan.target.root_dir, node));
+  }
   if (!plan.target.distribution.empty()) {
     cmd.push_back("--distribution");  // the kubelet's unit, and k3s' own restart
     cmd.push_back(plan.target.distribution);

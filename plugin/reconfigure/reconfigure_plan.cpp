@@ -63,6 +63,15 @@ Status check_path(std::string_view flag, const std::string& path) {
   return ok();
 }
 
+// An error about a field as the user gave it: the checks speak of "--set FIELD", which for
+// items of a -f file becomes "FILE: field FIELD".
+Error from_file_or_flags(const ReconfigureOptions& o, Error error) {
+  if (o.file.empty()) return error;
+  std::string message = error.message();
+  if (message.rfind("--set ", 0) == 0) message = "field " + message.substr(6);
+  return Error(error.code(), o.file + ": " + message);
+}
+
 // The FeatureConfig of -f; an empty spec when -f was not given.
 Result<FeatureConfigSpec> file_spec(const ReconfigureOptions& o, std::string_view text) {
   if (!o.set.empty() && !o.file.empty()) {
@@ -153,20 +162,14 @@ Result<ReconfigurePlan> make_plan(const ReconfigureOptions& o, std::string_view 
   auto split = split_features(plan.cni         ? std::vector<std::string>{}
                               : o.file.empty() ? o.set
                                                : file.items);
-  if (!split) {
-    return o.file.empty() ? std::move(split).error()
-                          : std::move(split).error().with_context(o.file);
-  }
+  if (!split) return from_file_or_flags(o, std::move(split).error());
   plan.features = std::move(split->on);
   plan.removed_features = std::move(split->off);
   plan.set_items = std::move(split->fields);
   if (!plan.set_items.empty()) {
     // The agent's own allow-list: an unknown field fails here with its suggestion.
     auto changes = reconfig::parse_set_args(plan.set_items);
-    if (!changes) {
-      return o.file.empty() ? std::move(changes).error()
-                            : std::move(changes).error().with_context(o.file);
-    }
+    if (!changes) return from_file_or_flags(o, std::move(changes).error());
     plan.changes = std::move(*changes);
   }
   const bool from_file = !o.max_unavailable_given && file.max_unavailable;
@@ -187,14 +190,15 @@ Result<ReconfigurePlan> make_plan(const ReconfigureOptions& o, std::string_view 
   FED_TRY(check_path("--kubelet-config", o.kubelet_config));
   FED_TRY(check_path("--kubelet-config-dir", o.kubelet_config_dir));
   FED_TRY(check_path("--kubelet-root-dir", o.kubelet_root_dir));
-  // Inside the agent's pod only mounted paths exist, so the files are named, not detected:
-  // the --distribution's layout (the agent's own table), else kubeadm's, unless told otherwise.
-  const std::string distribution = o.distribution.empty() ? "kubeadm" : o.distribution;
-  FED_ASSIGN_OR_RETURN(const reconfig::KubeletLayout* layout, reconfig::find_layout(distribution));
   plan.target.distribution = o.distribution;
   plan.target.kubelet_config = o.kubelet_config;
   plan.target.kubelet_config_dir = o.kubelet_config_dir;
-  if (o.kubelet_config.empty() && o.kubelet_config_dir.empty()) {
+  plan.target.root_dir = o.kubelet_root_dir;
+  // Told nothing, the agent asks the node's running kubelet (its command line, its unit). Told a
+  // distribution, it uses that vendor's paths from its table, mounted into its pod.
+  if (!o.distribution.empty() && o.kubelet_config.empty() && o.kubelet_config_dir.empty()) {
+    FED_ASSIGN_OR_RETURN(const reconfig::KubeletLayout* layout,
+                         reconfig::find_layout(o.distribution));
     // A vendor file when there is one; a drop-in directory (k3s) otherwise.
     if (!layout->config_file.empty()) {
       plan.target.kubelet_config = layout->config_file;
@@ -202,8 +206,15 @@ Result<ReconfigurePlan> make_plan(const ReconfigureOptions& o, std::string_view 
       plan.target.kubelet_config_dir = layout->config_dir;
     }
   }
-  plan.target.root_dir =
-      o.kubelet_root_dir.empty() ? std::string(layout->root_dir) : o.kubelet_root_dir;
+  if (!o.distribution.empty() || !plan.target.kubelet_config.empty() ||
+      !plan.target.kubelet_config_dir.empty()) {
+    if (plan.target.root_dir.empty()) {
+      FED_ASSIGN_OR_RETURN(
+          const reconfig::KubeletLayout* layout,
+          reconfig::find_layout(o.distribution.empty() ? "kubeadm" : o.distribution));
+      plan.target.root_dir = layout->root_dir;
+    }
+  }
   plan.target.restart_command = std::string(util::trim(o.restart_command));
   FED_ASSIGN_OR_RETURN(const auto timeout, util::parse_positive_duration(o.timeout, "--timeout"));
   plan.gate_timeout =

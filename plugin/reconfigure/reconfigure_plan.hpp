@@ -50,13 +50,18 @@ struct CniSwitchPlan {
   bool rollback = false;
 };
 
-// Where the node agent finds the kubelet's files, with "{node}" still in them.
+// Where the node agent finds the kubelet's files, with "{node}" still in them. All empty: the
+// agent finds them from the node's running kubelet (discovers() is true).
 struct NodeTarget {
   std::string kubelet_config;      // empty when kubelet_config_dir is set
   std::string kubelet_config_dir;  // a drop-in directory
   std::string root_dir;
   std::string restart_command;  // empty: the agent's default (systemd through nsenter)
   std::string distribution;     // passed to the agent (its kubelet unit, k3s' restart); or ""
+
+  bool discovers() const {
+    return kubelet_config.empty() && kubelet_config_dir.empty() && distribution.empty();
+  }
 };
 
 enum class DrainMode { Off, On };

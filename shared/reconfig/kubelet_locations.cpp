@@ -73,4 +73,21 @@ KubeletFlags parse_kubelet_cmdline(std::string_view cmdline) {
   return flags;
 }
 
+std::optional<std::string> systemd_unit_of(std::string_view proc_cgroup) {
+  for (const std::string& line : util::split(proc_cgroup, '\n', util::EmptyParts::Skip)) {
+    // "ID:CONTROLLERS:PATH"; systemd's own hierarchy is the one that names units.
+    const auto first = line.find(':');
+    const auto second = first == std::string::npos ? first : line.find(':', first + 1);
+    if (second == std::string::npos) continue;
+    const std::string_view controllers =
+        std::string_view(line).substr(first + 1, second - first - 1);
+    const bool v2 = line.compare(0, first, "0") == 0 && controllers.empty();
+    if (!v2 && controllers != "name=systemd") continue;
+    const auto slash = line.rfind('/');
+    const std::string leaf = line.substr(slash == std::string::npos ? second + 1 : slash + 1);
+    if (leaf.size() > 8 && leaf.ends_with(".service")) return leaf;
+  }
+  return std::nullopt;
+}
+
 }  // namespace fed::reconfig

@@ -46,4 +46,9 @@ struct KubeletFlags {
 };
 KubeletFlags parse_kubelet_cmdline(std::string_view cmdline);
 
+// The systemd unit (e.g. "kubelet.service") a process runs in, from its /proc/PID/cgroup (v1
+// "name=systemd" line or v2 "0::" line); nullopt when it runs in none (a scope, a container's
+// cgroup, a shell's).
+std::optional<std::string> systemd_unit_of(std::string_view proc_cgroup);
+
 }  // namespace fed::reconfig

@@ -1,5 +1,6 @@
 #include "agent/node/reconfig/kubelet_restart.hpp"
 
+#include "agent/node/reconfig/kubelet_process.hpp"
 #include "shared/util/strings.hpp"
 #include "shared/util/subprocess.hpp"
 
@@ -8,19 +9,22 @@ namespace fed::reconfig {
 Result<RestartMethod> parse_restart_method(std::string_view text) {
   if (text == "systemd") return RestartMethod::Systemd;
   if (text == "k3s") return RestartMethod::K3s;
+  if (text == "supervisor") return RestartMethod::Supervisor;
   if (text == "command") return RestartMethod::Command;
-  return Error(ErrorCode::Invalid,
-               "--restart-method " + std::string(text) + ": one of systemd, k3s, command");
+  return Error(ErrorCode::Invalid, "--restart-method " + std::string(text) +
+                                       ": one of systemd, k3s, supervisor, command");
 }
 
 std::vector<std::string> restart_argv(const RestartSpec& spec) {
   if (spec.method == RestartMethod::Command) return spec.command;
+  if (spec.method == RestartMethod::Supervisor) return {};
   // The agent's pod has hostPID: PID 1 is the host's init, whose namespaces hold systemd.
   return {"nsenter", "-t", "1",  "-m",        "-u",      "-i",
           "-n",      "-p", "--", "systemctl", "restart", spec.service};
 }
 
 Status restart_kubelet(const RestartSpec& spec) {
+  if (spec.method == RestartMethod::Supervisor) return restart_through_supervisor(spec.timeout);
   util::SubprocessOptions options;
   options.argv = restart_argv(spec);
   if (options.argv.empty()) {

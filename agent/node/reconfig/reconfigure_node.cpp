@@ -19,7 +19,11 @@ using Clock = std::chrono::system_clock;
 class Run {
  public:
   Run(NodeClient& node, const ReconfigureRequest& request)
-      : node_(node), req_(request), desired_(to_json(request.changes)) {}
+      : node_(node),
+        req_(request),
+        desired_(to_json(request.changes)),
+        config_(on_node(request, request.config_file)),
+        backup_(on_node(request, backup_path(request.config_file))) {}
 
   Result<ReconfigureReport> execute() {
     FED_ASSIGN_OR_RETURN(auto node, node_.get_node());
@@ -56,7 +60,7 @@ class Run {
     // The backup is complete on disk before the config file changes in any way, and before
     // Started is recorded: a resumed run trusts the backup it finds, which must not be the one an
     // earlier change left behind.
-    FED_TRY(util::write_file_atomic(backup_path(req_.config_file), current, 0600));
+    FED_TRY(util::write_file_atomic(backup_, current, 0600));
     FED_TRY(record(Phase::Started, ""));
     return apply();
   }
@@ -72,12 +76,11 @@ class Run {
     progress_ = recorded;
     spdlog::info("resuming the change on node {} from phase {}", node_.node(),
                  to_string(recorded.phase));
-    const auto backup = backup_path(req_.config_file);
-    if (!std::filesystem::exists(backup)) {
+    if (!std::filesystem::exists(backup_)) {
       // Removed by hand since Started was recorded (the backup precedes it): the file is still
       // the old one only in Started, which is the case this recovers.
       FED_ASSIGN_OR_RETURN(const std::string current, read_current());
-      FED_TRY(util::write_file_atomic(backup, current, 0600));
+      FED_TRY(util::write_file_atomic(backup_, current, 0600));
     }
     if (recorded.phase == Phase::RollingBack) return roll_back(recorded.message);
     if (recorded.phase == Phase::Restarted) {
@@ -90,13 +93,12 @@ class Run {
   }
 
   Result<ReconfigureReport> apply() {
-    FED_ASSIGN_OR_RETURN(const std::string old_text,
-                         util::read_file(backup_path(req_.config_file)));
+    FED_ASSIGN_OR_RETURN(const std::string old_text, read_backup());
     FED_ASSIGN_OR_RETURN(const std::string new_text, new_config_text(old_text));
     // Checkpoints go before the new file lands (old config + no checkpoint is a clean start) and
     // again after (the running kubelet may have rewritten one in between).
     FED_TRY(remove_state_files());
-    FED_TRY(util::write_file_atomic(req_.config_file, new_text, config_mode()));
+    FED_TRY(util::write_file_atomic(config_, new_text, config_mode()));
     FED_TRY(remove_state_files());
     FED_TRY(record(Phase::ConfigWritten, ""));
     const auto since = Clock::now();
@@ -118,10 +120,9 @@ class Run {
   Result<ReconfigureReport> roll_back(const std::string& reason) {
     spdlog::warn("node {}: rolling back: {}", node_.node(), reason);
     FED_TRY(record(Phase::RollingBack, reason));
-    FED_ASSIGN_OR_RETURN(const std::string old_text,
-                         util::read_file(backup_path(req_.config_file)));
+    FED_ASSIGN_OR_RETURN(const std::string old_text, read_backup());
     FED_TRY(remove_state_files());
-    FED_TRY(util::write_file_atomic(req_.config_file, old_text, config_mode()));
+    FED_TRY(util::write_file_atomic(config_, old_text, config_mode()));
     FED_TRY(remove_state_files());
     const auto since = Clock::now();
     std::string why;
@@ -145,11 +146,23 @@ class Run {
 
   // The config file's text now; an empty drop-in when ours does not exist yet.
   Result<std::string> read_current() const {
-    auto text = util::read_file(req_.config_file);
+    auto text = util::read_file(config_);
     if (!text && text.error().code() == ErrorCode::NotFound && req_.drop_in) {
       return render_kubelet_config(empty_kubelet_config(), ConfigFormat::Yaml);
     }
-    if (!text) return text.error().with_context("reading the kubelet config (--kubelet-config)");
+    if (!text) {
+      return text.error().with_context("reading the kubelet config " + req_.config_file.string() +
+                                       " (--kubelet-config)");
+    }
+    return text;
+  }
+
+  Result<std::string> read_backup() const {
+    auto text = util::read_file(backup_);
+    if (!text) {
+      return text.error().with_context("reading the backup " +
+                                       backup_path(req_.config_file).string());
+    }
     return text;
   }
 
@@ -163,14 +176,14 @@ class Run {
   // gets the kubelet's usual 0644.
   mode_t config_mode() const {
     std::error_code ec;
-    const auto st = std::filesystem::status(req_.config_file, ec);
+    const auto st = std::filesystem::status(config_, ec);
     if (ec || !std::filesystem::exists(st)) return 0644;
     return static_cast<mode_t>(st.permissions() & std::filesystem::perms::mask);
   }
 
   Status remove_state_files() const {
     for (const auto& name : req_.changes.state_files) {
-      FED_TRY(util::remove_file_durable(req_.root_dir / name));
+      FED_TRY(util::remove_file_durable(on_node(req_, req_.root_dir / name)));
     }
     return ok();
   }
@@ -188,10 +201,17 @@ class Run {
   NodeClient& node_;
   const ReconfigureRequest& req_;
   const nlohmann::json desired_;
+  const std::filesystem::path config_;  // the config file and its backup as the agent reaches them
+  const std::filesystem::path backup_;
   Progress progress_;
 };
 
 }  // namespace
+
+std::filesystem::path on_node(const ReconfigureRequest& request,
+                              const std::filesystem::path& path) {
+  return request.node_root.empty() ? path : request.node_root / path.relative_path();
+}
 
 std::filesystem::path backup_path(const std::filesystem::path& config_file) {
   return config_file.string() + ".kubectl-fed-backup";

@@ -22,6 +22,9 @@ struct ReconfigureRequest {
   // A drop-in may not exist yet: it then starts as an empty KubeletConfiguration.
   bool drop_in = false;
   std::filesystem::path root_dir = "/var/lib/kubelet";  // where the kubelet's checkpoints are
+  // Where the paths above are reached from the agent: empty when they are the agent's own
+  // (hostPath mounts), else the kubelet's root directory (handle_path of its mount namespace).
+  std::filesystem::path node_root;
   ChangeSet changes;
   RestartSpec restart;
   std::chrono::milliseconds timeout{std::chrono::minutes(2)};  // per health gate
@@ -38,6 +41,9 @@ struct ReconfigureReport {
   Outcome outcome = Outcome::Applied;
   std::string message;  // for RolledBack: why
 };
+
+// `path` (one of the kubelet's) as the agent reaches it.
+std::filesystem::path on_node(const ReconfigureRequest& request, const std::filesystem::path& path);
 
 // "<config>.kubectl-fed-backup": the config as it was before the last change.
 std::filesystem::path backup_path(const std::filesystem::path& config_file);

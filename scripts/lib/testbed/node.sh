@@ -69,7 +69,8 @@ TOML
 }
 JSON
   : >"$nd/resolv.conf"   # no DNS server: nothing in a pod may resolve names outside the testbed
-  cat >"$nd/kubelet-config.yaml" <<YAML
+  # kubeadm's layout: the config in the kubelet's root dir, seen as /var/lib/kubelet on the node.
+  cat >"$nd/kubelet/config.yaml" <<YAML
 apiVersion: kubelet.config.k8s.io/v1beta1
 kind: KubeletConfiguration
 address: $(node_lan_ip "$c" "$k")
@@ -120,14 +121,16 @@ YAML
 
 # Separate machines have separate disks: each node's daemons (and so its pods' hostPath
 # volumes) run in a mount namespace of their own in which /var/lib/kubectl-fed is the node's own
-# directory, so e.g. every gateway agent keeps its own WireGuard key. The namespace is kept by a
+# directory, so e.g. every gateway agent keeps its own WireGuard key, and /var/lib/kubelet its
+# kubelet's (kubeadm's layout: config.yaml, checkpoints, pods). The namespace is kept by a
 # bind mount of nsfs under $TB_RUN/mnt (private, as `ip netns` does for /run/netns); mounts
 # made in it (kubelet volumes, container rootfs) stay in it and go with it.
 node_mountns() {
-  local c=$1 k=$2 f="$TB_RUN/mnt/c$1-node$2" own
+  local c=$1 k=$2 f="$TB_RUN/mnt/c$1-node$2" own kubelet
   own="$(ndir "$c" "$k")/host/var/lib/kubectl-fed"
+  kubelet="$(ndir "$c" "$k")/kubelet"
   if ! findmnt -rn --mountpoint "$f" >/dev/null 2>&1; then
-    mkdir -p "$TB_RUN/mnt" "$own" /var/lib/kubectl-fed
+    mkdir -p "$TB_RUN/mnt" "$own" "$kubelet" /var/lib/kubectl-fed /var/lib/kubelet
     # Nodes start in parallel: one of them makes $TB_RUN/mnt private, once.
     (
       flock 9
@@ -136,7 +139,8 @@ node_mountns() {
       fi
     ) 9>"$TB_RUN/mnt.lock"
     touch "$f"
-    unshare --mount="$f" --propagation slave mount --bind "$own" /var/lib/kubectl-fed ||
+    unshare --mount="$f" --propagation slave sh -c \
+      'mount --bind "$1" /var/lib/kubectl-fed && mount --bind "$2" /var/lib/kubelet' sh "$own" "$kubelet" ||
       die "c$c/node$k: could not make the node's mount namespace"
   fi
   echo "$f"
@@ -158,32 +162,38 @@ start_node() {
     --config "$nd/kube-proxy-config.yaml" --v 1
 }
 
+# The kubelet runs under a supervisor that starts it again when it exits, as systemd's
+# Restart=always does for kubeadm's kubelet.service: `kubectl fed reconfigure` restarts it by
+# stopping it, as it does on any node without a systemd unit for it.
 start_kubelet() {
   local c=$1 k=$2 nd
   nd=$(ndir "$c" "$k")
   local TB_MOUNTNS; TB_MOUNTNS=$(node_mountns "$c" "$k")
   local TB_CPU_CGROUP="${TB_PREFIX}-c$c-node$k/system"
-  start_daemon "c$c-node$k-kubelet" "$(ns_node "$c" "$k")" "$nd/logs/kubelet.log" "$TB_BIN/kubelet" \
-    --config "$nd/kubelet-config.yaml" --kubeconfig "$nd/kubelet.kubeconfig" \
-    --root-dir "$nd/kubelet" --cert-dir "$nd/kubelet/pki" \
+  start_daemon "c$c-node$k-kubelet" "$(ns_node "$c" "$k")" "$nd/logs/kubelet.log" \
+    "$TB_REPO/scripts/lib/testbed/supervise" "$TB_BIN/kubelet" \
+    --config /var/lib/kubelet/config.yaml --kubeconfig "$nd/kubelet.kubeconfig" \
+    --root-dir /var/lib/kubelet --cert-dir /var/lib/kubelet/pki \
     --hostname-override "node$k" --node-ip "$(node_lan_ip "$c" "$k")" --cloud-provider external \
     --node-labels "fedtb.io/cluster=c$c$([ "$k" = 1 ] && echo ",fedtb.io/gateway=true")" --v 1
 }
 
-# Stops a node's kubelet (if it runs) and starts it again with its config file as it is now,
-# as systemctl restart would: how the reconfiguration agent's tests apply a new config.
+# Restarts a node's kubelet with its config file as it is now, as systemctl restart would:
+# stops it for its supervisor to start again (or starts it, when nothing supervises it).
 restart_kubelet() {
-  local c=${1#c} k=${2#node} pidfile pid
+  local c=${1#c} k=${2#node} pidfile pid kubelet
   pidfile="$TB_RUN/pids/c$c-node$k-kubelet.pid"
   [ -d "$(ndir "$c" "$k")" ] || die "restart-kubelet: no node c$c/node$k (scripts/testbed status)"
-  # First out of the caller's cgroups: when the caller (the agent's pod) dies during the
-  # restart, its cgroup is killed, and the restart must not die with it — as systemctl
-  # restart, a request to PID 1, does not.
-  leave_cgroups
   if [ -f "$pidfile" ] && pid=$(cat "$pidfile") && pid_running "$pid"; then
-    kill -TERM "$pid"
-    wait_for "c$c/node$k kubelet to stop" 30 bash -c "! { s=\$(ps -o stat= -p $pid) && [[ \$s != Z* ]]; }" || kill -KILL "$pid" 2>/dev/null || true
+    kubelet=$(pgrep -P "$pid" -x kubelet || true)
+    [ -n "$kubelet" ] || die "restart-kubelet: c$c/node$k's supervisor (pid $pid) runs no kubelet"
+    kill -TERM "$kubelet"
+    wait_for "c$c/node$k kubelet to restart" 40 bash -c "k=\$(pgrep -P $pid -x kubelet) && [ \"\$k\" != $kubelet ]" ||
+      die "restart-kubelet: c$c/node$k's kubelet did not start again (log: $(ndir "$c" "$k")/logs/kubelet.log)"
+    return 0
   fi
+  # First out of the caller's cgroups: a kubelet started from a pod's cgroup would die with it.
+  leave_cgroups
   start_kubelet "$c" "$k"
 }
 

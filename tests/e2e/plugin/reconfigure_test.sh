@@ -33,16 +33,16 @@ k c2 get namespace $NS >/dev/null 2>&1 && had_ns=1
 had_ns3=0
 k c3 get namespace $NS >/dev/null 2>&1 && had_ns3=1
 for c in c2 c3; do
-  for n in "${NODES[@]}"; do cp -p "/var/lib/fedtb/$c/$n/kubelet-config.yaml" "$work/$c-$n.yaml"; done
+  for n in "${NODES[@]}"; do cp -p "/var/lib/fedtb/$c/$n/kubelet/config.yaml" "$work/$c-$n.yaml"; done
 done
 
 # Cluster $1's kubelets back to the configs saved above, restarted, without our annotations.
 restore_kubelets() {
   local c=$1 n
   for n in "${NODES[@]}"; do
-    cp -p "$work/$c-$n.yaml" "/var/lib/fedtb/$c/$n/kubelet-config.yaml"
+    cp -p "$work/$c-$n.yaml" "/var/lib/fedtb/$c/$n/kubelet/config.yaml"
     rm -f "/var/lib/fedtb/$c/$n/kubelet/cpu_manager_state" \
-      "/var/lib/fedtb/$c/$n/kubelet-config.yaml.kubectl-fed-backup"
+      "/var/lib/fedtb/$c/$n/kubelet/config.yaml.kubectl-fed-backup"
     "$TESTBED" restart-kubelet "$c" "$n" >/dev/null 2>&1
     k "$c" annotate node "$n" kubectl-fed.io/reconfigure-phase- kubectl-fed.io/reconfigure-desired- \
       kubectl-fed.io/reconfigure-original- kubectl-fed.io/reconfigure-message- \
@@ -76,17 +76,13 @@ restore() {
 }
 trap restore EXIT
 
-# The product's image (with nsenter: the restart command enters PID 1's namespaces).
+# The product's image.
 "$TESTBED" agent-image "$IMAGE" "$BIN/agent/fed-agent" >/dev/null
 pass "image $IMAGE loaded into every node"
 
-# The restart enters the host's mount namespace through a testbed process (c2's etcd): this
-# machine's PID 1 refuses nsenter (its /proc/1/ns links are not readable, even for root).
-host_pid=$(cat /run/fedtb/pids/c2-etcd.pid)
-flags=(--image "$IMAGE" --max-unavailable 1
-  --kubelet-config "/var/lib/fedtb/c2/{node}/kubelet-config.yaml"
-  --kubelet-root-dir "/var/lib/fedtb/c2/{node}/kubelet"
-  --restart-command "nsenter -t $host_pid -m -- env HOME=$HOME $TESTBED restart-kubelet c2 {node}")
+# No kubelet path and no restart command: each node's agent asks its own kubelet where its
+# files are, and stops it for its supervisor to start again (the testbed's nodes have no systemd).
+flags=(--image "$IMAGE" --max-unavailable 1)
 
 # 1. A typo: exit 2, the suggestion, nothing created.
 rc=0; fed reconfigure --set cpuManagerPolicyy=static "${flags[@]}" 2>"$work/err" || rc=$?
@@ -100,17 +96,12 @@ expect_eq "no ClusterRole created" "$(k c2 get clusterrole kubectl-fed:reconfigu
 
 # 3. The static CPU policy on both nodes, one at a time, each drained first, while a client
 #    loop of HTTP requests goes to a Service with a replica on each node (traffic_checks.sh).
-#    c3 gets the same at the same time, without drain, from a second run (each cluster's
-#    kubelet paths are its own on the testbed).
+#    c3 gets the same at the same time, without drain, from a second run.
 . "$(dirname "$0")/cpuset_checks.sh"
 shared=$(cat /sys/fs/cgroup/cpuset/fedtb-c3-node1/cpuset.cpus)
 expect_eq "before: a Guaranteed pod on c3/node1 shares the node's CPUs" "$(guaranteed_cpuset c3 node1 before)" "$shared"
 k c3 -n cpuset-e2e delete pod before --wait >/dev/null
-host_pid3=$(cat /run/fedtb/pids/c3-etcd.pid)
-flags3=(--image "$IMAGE" --max-unavailable 1
-  --kubelet-config "/var/lib/fedtb/c3/{node}/kubelet-config.yaml"
-  --kubelet-root-dir "/var/lib/fedtb/c3/{node}/kubelet"
-  --restart-command "nsenter -t $host_pid3 -m -- env HOME=$HOME $TESTBED restart-kubelet c3 {node}")
+flags3=(--image "$IMAGE" --max-unavailable 1)
 . "$(dirname "$0")/traffic_checks.sh"
 traffic_start
 start=$SECONDS
@@ -181,7 +172,7 @@ expect_eq "status: node1 RolledBack, node2 still Succeeded" \
 phase() { k c2 get node "$1" -o jsonpath='{.metadata.annotations.kubectl-fed\.io/reconfigure-phase}'; }
 pods_cap() { configz "$1" | jq_ 'd["kubeletconfig"]["maxPods"]'; }
 old_pods=$(pods_cap node1)
-cp "/var/lib/fedtb/c2/node1/kubelet-config.yaml" "$work/before-kill.yaml"
+cp "/var/lib/fedtb/c2/node1/kubelet/config.yaml" "$work/before-kill.yaml"
 fed reconfigure --set maxPods=60 --set featureGates.CPUManagerPolicyAlphaOptions=true "${flags[@]}" --timeout 60s -o json >"$work/killed.json" 2>"$work/killed.err" &
 fed_pid=$!
 killed_in=""
@@ -201,7 +192,7 @@ rc=0; wait $fed_pid || rc=$?
 cat "$work/killed.json" "$work/killed.err"
 expect_eq "the killed run exits 1, node1 Failed, node2 untouched" \
   "$rc:$(jq_ '",".join(n["result"] for n in d["clusters"][0]["nodes"])' <"$work/killed.json")" "1:Failed,Skipped"
-python3 - "$work/before-kill.yaml" "/var/lib/fedtb/c2/node1/kubelet-config.yaml" <<'PY' && pass "node1's config file is the old or the new text" || fail "node1's config file is neither"
+python3 - "$work/before-kill.yaml" "/var/lib/fedtb/c2/node1/kubelet/config.yaml" <<'PY' && pass "node1's config file is the old or the new text" || fail "node1's config file is neither"
 import sys, yaml
 old, now = (yaml.safe_load(open(f)) for f in sys.argv[1:])
 new = dict(old, maxPods=60, featureGates=dict(old.get("featureGates") or {}, CPUManagerPolicyAlphaOptions=True))

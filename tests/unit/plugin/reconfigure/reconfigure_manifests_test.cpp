@@ -64,16 +64,21 @@ TEST_CASE("the agent pod is pinned, privileged as needed and runs reconfigure-no
   CHECK(tolerations[2]["key"] == "node.kubernetes.io/unreachable");
 }
 
-TEST_CASE("kubeadm's default layout mounts /var/lib/kubelet once; a drop-in dir separately") {
+TEST_CASE("by default the agent asks the kubelet: no path, no mount; a drop-in dir is mounted") {
   ReconfigureOptions o;
   o.set = {"maxPods=50"};
   auto plan = make_plan(o, "");
   REQUIRE(plan);
+  CHECK(plan->target.discovers());
   json pod = agent_pod(*plan, "n1");
-  CHECK(pod["spec"]["volumes"].size() == 1);
-  CHECK(pod["spec"]["volumes"][0]["hostPath"]["path"] == "/var/lib/kubelet");
+  CHECK(pod["spec"]["volumes"].empty());
+  CHECK(pod["spec"]["hostPID"] == true);
+  CHECK(pod["spec"]["hostNetwork"] == true);
   const json cmd = pod["spec"]["containers"][0]["command"];
-  CHECK(std::find(cmd.begin(), cmd.end(), "--restart-command") == cmd.end());
+  for (const char* flag : {"--restart-command", "--kubelet-config", "--kubelet-config-dir",
+                           "--kubelet-root-dir", "--distribution"}) {
+    CHECK_MESSAGE(std::find(cmd.begin(), cmd.end(), flag) == cmd.end(), flag);
+  }
 
   o.kubelet_config_dir = "/etc/kubernetes/kubelet.conf.d/";
   plan = make_plan(o, "");

@@ -28,15 +28,16 @@ std::string invalid_message(const ReconfigureOptions& o, std::string_view text =
 
 }  // namespace
 
-TEST_CASE("a valid --set gives a plan with kubeadm's paths and the agent's change set") {
+TEST_CASE("a valid --set gives a plan that leaves the paths to the nodes' kubelets") {
   auto plan = make_plan(with_set({"cpuManagerPolicy=static", "reservedSystemCPUs=0"}), "");
   REQUIRE(plan);
   CHECK(plan->set_items ==
         std::vector<std::string>{"cpuManagerPolicy=static", "reservedSystemCPUs=0"});
   CHECK(plan->changes.changes.size() == 2);
   CHECK(plan->changes.state_files == std::vector<std::string>{"cpu_manager_state"});
-  CHECK(plan->target.kubelet_config == "/var/lib/kubelet/config.yaml");
-  CHECK(plan->target.root_dir == "/var/lib/kubelet");
+  CHECK(plan->target.discovers());
+  CHECK(plan->target.kubelet_config.empty());
+  CHECK(plan->target.root_dir.empty());
   CHECK(plan->target.restart_command.empty());
   CHECK(plan->max_unavailable == 1);
   CHECK(plan->drain == DrainMode::Off);
@@ -133,9 +134,11 @@ spec:
         std::string::npos);
   CHECK(invalid_message(o, "kind: FeatureConfig\nspec: {}\n").find("spec: nothing to change") !=
         std::string::npos);
-  CHECK(
-      invalid_message(o, "kind: FeatureConfig\nspec:\n  kubelet:\n    cpuManagerPolicyy: static\n")
-          .find("features.yaml") != std::string::npos);
+  // A file's field is named as the file's, not as a --set flag the user did not give.
+  const std::string typo =
+      invalid_message(o, "kind: FeatureConfig\nspec:\n  kubelet:\n    cpuManagerPolicyy: static\n");
+  CHECK(typo.find("features.yaml: field cpuManagerPolicyy: not a KubeletConfiguration field") == 0);
+  CHECK(typo.find("--set") == std::string::npos);
   CHECK(invalid_message(o, "kind: FeatureConfig\nspec:\n  kubelet:\n    maxPods: [1]\n")
             .find("spec.kubelet.maxPods") != std::string::npos);
   CHECK(invalid_message(o, "a: [\n").find("not valid YAML") != std::string::npos);

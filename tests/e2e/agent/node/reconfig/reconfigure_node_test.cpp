@@ -1,8 +1,10 @@
-// fed-agent reconfigure-node against a real kubelet: c2/node1 of the testbed, restarted with
-// `scripts/testbed restart-kubelet`. Checks what the kubelet really runs (/configz through the
-// API server), what a Guaranteed pod really gets (its cgroup's cpuset), and that a value the
-// kubelet refuses at start is rolled back to a Ready node running the old config. The node's
-// original config is put back at the end, whatever happened.
+// fed-agent reconfigure-node against a real kubelet: c2/node1 of the testbed. The agent runs in
+// the node's network namespace with no path or restart flag, as in its pod: it finds the
+// kubelet, its files and how to restart it (stopped, for its supervisor to start again) itself.
+// Checks what the kubelet really runs (/configz through the API server), what a Guaranteed pod
+// really gets (its cgroup's cpuset), and that a value the kubelet refuses at start is rolled back
+// to a Ready node running the old config. The node's original config is put back at the end,
+// whatever happened.
 
 #include <doctest/doctest.h>
 
@@ -23,13 +25,23 @@ namespace fs = std::filesystem;
 
 const std::string kTestbed = std::string(FED_SOURCE_DIR) + "/scripts/testbed";
 const fs::path kNodeDir = "/var/lib/fedtb/c2/node1";
-const fs::path kConfig = kNodeDir / "kubelet-config.yaml";
+// The node's /var/lib/kubelet (its mount namespace binds this directory there).
 const fs::path kRootDir = kNodeDir / "kubelet";
-const fs::path kKubeletPid = "/run/fedtb/pids/c2-node1-kubelet.pid";
+const fs::path kConfig = kRootDir / "config.yaml";
+const fs::path kSupervisorPid = "/run/fedtb/pids/c2-node1-kubelet.pid";
 // c2's admin kubeconfig; asked for inside a test, where a failing command can fail it.
 const std::string& kubeconfig() {
   static const std::string path = run("'" + kTestbed + "' kubeconfig c2");
   return path;
+}
+// The same, by the address the node's network reaches (its loopback is its own).
+const std::string& node_kubeconfig() {
+  static const std::string path = run("'" + kTestbed + "' kubeconfig c2 --internal");
+  return path;
+}
+// The running kubelet's pid: it changes when the kubelet restarts, its supervisor's does not.
+std::string kubelet_pid() {
+  return run("pgrep -P \"$(cat " + kSupervisorPid.string() + ")\" -x kubelet");
 }
 const GroupVersionResource kNodes{"", "v1", "nodes"};
 const GroupVersionResource kPods{"", "v1", "pods"};
@@ -47,18 +59,17 @@ void write(const fs::path& p, const std::string& text) {
 // Runs fed-agent reconfigure-node on c2/node1 with `sets` and extra flags.
 fed::util::SubprocessResult agent(const std::vector<std::string>& args) {
   fed::util::SubprocessOptions o;
-  o.argv = {FED_AGENT_BINARY,
+  o.argv = {kTestbed,
+            "exec",
+            "c2",
+            "node1",
+            "--",
+            FED_AGENT_BINARY,
             "reconfigure-node",
             "--kubeconfig",
-            kubeconfig(),
+            node_kubeconfig(),
             "--node",
-            "node1",
-            "--kubelet-config",
-            kConfig.string(),
-            "--kubelet-root-dir",
-            kRootDir.string(),
-            "--restart-command",
-            kTestbed + " restart-kubelet c2 node1"};
+            "node1"};
   o.argv.insert(o.argv.end(), args.begin(), args.end());
   o.stderr_mode = fed::util::StderrMode::Capture;
   o.timeout = 5min;
@@ -157,7 +168,7 @@ std::string container_cpuset(const std::string& id) {
 TEST_CASE("reconfigure-node: bad input is refused and changes nothing") {
   auto c = client(config_from(kubeconfig()));
   const std::string before = slurp(kConfig);
-  const std::string pid = slurp(kKubeletPid);
+  const std::string pid = kubelet_pid();
 
   auto unknown = agent({"--set", "cpuManagerPolicyy=static"});
   CHECK(unknown.exit_code == 2);
@@ -173,7 +184,7 @@ TEST_CASE("reconfigure-node: bad input is refused and changes nothing") {
   CHECK(unreserved.stderr_data.find("reservedSystemCPUs") != std::string::npos);
 
   CHECK(slurp(kConfig) == before);
-  CHECK(slurp(kKubeletPid) == pid);  // never restarted
+  CHECK(kubelet_pid() == pid);  // never restarted
   CHECK(annotation(*c, "phase").empty());
 }
 
@@ -197,11 +208,11 @@ TEST_CASE("reconfigure-node: static CPU policy, exclusive cpuset, more fields, r
   CHECK(slurp(kConfig.string() + ".kubectl-fed-backup") == restore.original());
 
   // 2. The same request again resumes nothing and restarts nothing.
-  const std::string pid = slurp(kKubeletPid);
+  const std::string pid = kubelet_pid();
   auto again = agent({"--set", "cpuManagerPolicy=static", "--set", "reservedSystemCPUs=0"});
   CHECK(again.exit_code == 0);
   CHECK(again.stdout_data.find("already applied") != std::string::npos);
-  CHECK(slurp(kKubeletPid) == pid);
+  CHECK(kubelet_pid() == pid);
 
   // 3. A Guaranteed pod with 1 CPU gets CPU 1 to itself: its container's cgroup says so.
   {

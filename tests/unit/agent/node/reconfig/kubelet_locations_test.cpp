@@ -107,3 +107,15 @@ TEST_CASE("parse_kubelet_cmdline: no flags, a flag without its value, argv[0] is
   // Without the NUL separators (a /proc/PID/cmdline is never space-separated) there is one arg.
   CHECK_FALSE(parse_kubelet_cmdline("kubelet --config=/x").config.has_value());
 }
+
+TEST_CASE("systemd_unit_of reads the unit from systemd's hierarchy, v1 or v2, and nothing else") {
+  CHECK(systemd_unit_of("0::/system.slice/kubelet.service\n") == "kubelet.service");
+  CHECK(systemd_unit_of("12:pids:/system.slice/other.service\n"
+                        "1:name=systemd:/system.slice/k3s-agent.service\n") == "k3s-agent.service");
+  // A controller's path is not systemd's: its names are whatever that tool chose.
+  CHECK_FALSE(systemd_unit_of("4:cpu,cpuacct:/fedtb-c2-node1/system.service\n").has_value());
+  CHECK_FALSE(systemd_unit_of("0::/user.slice/user-0.slice/session-3.scope\n").has_value());
+  CHECK_FALSE(systemd_unit_of("0::/kubepods/burstable/pod1/abc\n").has_value());
+  CHECK_FALSE(systemd_unit_of("0::/.service\n").has_value());
+  CHECK_FALSE(systemd_unit_of("").has_value());
+}

@@ -8,16 +8,17 @@ using fed::ErrorCode;
 using namespace fed::reconfig;
 using namespace std::chrono_literals;
 
-TEST_CASE("parse_restart_method takes the three method names, nothing else") {
+TEST_CASE("parse_restart_method takes the four method names, nothing else") {
   CHECK(parse_restart_method("systemd").value() == RestartMethod::Systemd);
   CHECK(parse_restart_method("k3s").value() == RestartMethod::K3s);
+  CHECK(parse_restart_method("supervisor").value() == RestartMethod::Supervisor);
   CHECK(parse_restart_method("command").value() == RestartMethod::Command);
   for (const char* text : {"", "Systemd", "shell", "k3s-agent"}) {
     auto r = parse_restart_method(text);
     REQUIRE_FALSE(r.has_value());
     CHECK(r.error().code() == ErrorCode::Invalid);
     CHECK(r.error().message() ==
-          "--restart-method " + std::string(text) + ": one of systemd, k3s, command");
+          "--restart-method " + std::string(text) + ": one of systemd, k3s, supervisor, command");
   }
 }
 
