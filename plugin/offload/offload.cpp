@@ -170,8 +170,12 @@ Result<json> offloading_from_flags(const OffloadOptions& o, const std::string& h
     return fail(ErrorCode::Invalid,
                 decoded.error().message() + " (set by --remote-namespace-name)");
   }
-  auto remote = offload::remote_namespace_name(*decoded, o.namespace_name, host_id);
-  if (!remote) return fail(ErrorCode::Invalid, remote.error().message());
+  // DefaultName's length depends on the host's id: unknown (empty) before connecting.
+  if (!host_id.empty() ||
+      decoded->namespace_mapping_strategy != fedapi::NamespaceMappingStrategy::DefaultName) {
+    auto remote = offload::remote_namespace_name(*decoded, o.namespace_name, host_id);
+    if (!remote) return fail(ErrorCode::Invalid, remote.error().message());
+  }
   return json{{"apiVersion", std::string(fedapi::kApiVersion)},
               {"kind", std::string(fedapi::kNamespaceOffloading.kind)},
               {"metadata",
@@ -202,20 +206,35 @@ std::string no_cluster_warning(kube::DynamicClient& host, const json& desired) {
          "joins";
 }
 
+namespace {
+
+// What a live offloading lets this run change: not one being deleted, nor its mapping strategy.
+Status check_change_allowed(const json& live, const json& desired, const OffloadOptions& o) {
+  if (live["metadata"].contains("deletionTimestamp")) {
+    return fail(ErrorCode::Conflict, "namespace " + o.namespace_name +
+                                         " is being unoffloaded; wait for it, then offload again");
+  }
+  auto have =
+      fedapi::decode<fedapi::NamespaceOffloadingSpec>(live.value("spec", json::object()), "spec");
+  auto want = fedapi::decode<fedapi::NamespaceOffloadingSpec>(desired["spec"], "spec");
+  if (have && want && have->namespace_mapping_strategy != want->namespace_mapping_strategy) {
+    return fail(ErrorCode::Invalid,
+                "--namespace-mapping-strategy: namespace " + o.namespace_name +
+                    " is offloaded with " +
+                    std::string(fedapi::to_string(have->namespace_mapping_strategy)) +
+                    ", which cannot change; unoffload it first");
+  }
+  return ok();
+}
+
+}  // namespace
+
 Status run_offload(const GlobalOptions& global, const OffloadOptions& o, Output& out) {
   // Every check but the remote name's length (which needs the host's id) before connecting.
-  FED_TRY(offloading_from_flags(o, "x"));
+  FED_TRY(offloading_from_flags(o, ""));
   FED_ASSIGN_OR_RETURN(auto connection, connect_leading_host(global));
   auto& host = connection.client;
   FED_ASSIGN_OR_RETURN(auto desired, offloading_from_flags(o, connection.cluster_id));
-  if (o.dry_run == DryRun::Client) {
-    const json grant = offload::reflection_grant(o.namespace_name);
-    out.print(object_list({desired, grant}), [&](std::ostream& os) {
-      os << object_label(desired) << " and " << object_label(grant) << " in " << o.namespace_name
-         << " (dry run)\n";
-    });
-    return ok();
-  }
   const auto ns = host->get(kube::ResourceRef{{"", "v1", "namespaces"}, "", o.namespace_name, ""});
   if (!ns && ns.error().is_not_found()) {
     return fail(ErrorCode::NotFound,
@@ -224,28 +243,26 @@ Status run_offload(const GlobalOptions& global, const OffloadOptions& o, Output&
   if (!ns) return ns.error().to_error();
   auto live = host->get(offloading_ref(o.namespace_name));
   if (!live && !live.error().is_not_found()) return live.error().to_error();
+  if (live) FED_TRY(check_change_allowed(*live, desired, o));
   const std::string warning = no_cluster_warning(*host, desired);
   if (!warning.empty()) out.err() << "warning: " << warning << "\n";
+  // A dry run has checked what the real run checks; it only writes nothing.
+  if (o.dry_run == DryRun::Client) {
+    const json grant = offload::reflection_grant(o.namespace_name);
+    out.print(object_list({desired, grant}), [&](std::ostream& os) {
+      os << object_label(desired) << " and " << object_label(grant) << " in " << o.namespace_name
+         << " (dry run)\n";
+    });
+    return ok();
+  }
   std::string result = "offloaded";
   if (live) {
-    if ((*live)["metadata"].contains("deletionTimestamp")) {
-      return fail(ErrorCode::Conflict,
-                  "namespace " + o.namespace_name +
-                      " is being unoffloaded; wait for it, then offload again");
-    }
     auto have = fedapi::decode<fedapi::NamespaceOffloadingSpec>(live->value("spec", json::object()),
                                                                 "spec");
     auto want = fedapi::decode<fedapi::NamespaceOffloadingSpec>(desired["spec"], "spec");
     if (have && want && *have == *want) {
       result = "alreadyOffloaded";
     } else {
-      if (have && want && have->namespace_mapping_strategy != want->namespace_mapping_strategy) {
-        return fail(ErrorCode::Invalid,
-                    "--namespace-mapping-strategy: namespace " + o.namespace_name +
-                        " is offloaded with " +
-                        std::string(fedapi::to_string(have->namespace_mapping_strategy)) +
-                        ", which cannot change; unoffload it first");
-      }
       json patch{{"spec", desired["spec"]}};
       if (!desired["spec"].contains("clusterSelector")) patch["spec"]["clusterSelector"] = nullptr;
       auto r = host->patch(offloading_ref(o.namespace_name), kube::PatchType::Merge, patch.dump());

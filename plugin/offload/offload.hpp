@@ -38,7 +38,8 @@ struct UnoffloadOptions {
 
 // The NamespaceOffloading the flags describe, checked as the manager will check it: Invalid
 // naming the flag (an unknown strategy, a malformed --selector, a DefaultName remote name over
-// 63 characters for `host_cluster_id`, a namespace that is not a DNS label). Pure.
+// 63 characters for `host_cluster_id`, not checked when it is empty: unknown yet; a namespace
+// that is not a DNS label). Pure.
 Result<nlohmann::json> offloading_from_flags(const OffloadOptions& options,
                                              const std::string& host_cluster_id);
 

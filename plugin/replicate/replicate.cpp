@@ -201,7 +201,7 @@ Status run_replicate(const GlobalOptions& global, const ReplicateOptions& o, Out
   FED_TRY(validate_replicate_flags(o));
   FED_ASSIGN_OR_RETURN(const std::string ns, command_namespace(global));
   FED_TRY(validate_replication_namespace(ns));
-  // A file is checked before connecting: a dry run of one needs no cluster at all.
+  // A file is checked before connecting: its mistakes are named even with no cluster reachable.
   json desired;
   if (!o.file.empty()) {
     const std::string source = "-f " + o.file;
@@ -209,30 +209,26 @@ Status run_replicate(const GlobalOptions& global, const ReplicateOptions& o, Out
     FED_ASSIGN_OR_RETURN(const json deployment, deployment_from_manifest(text, source));
     FED_ASSIGN_OR_RETURN(desired, replication_from_deployment(o, ns, deployment, source));
   }
-  std::optional<HostConnection> host;
-  if (o.file.empty() || o.dry_run != DryRun::Client) {
-    FED_ASSIGN_OR_RETURN(host, connect_leading_host(global));
-  }
+  // A dry run checks what the real run checks (the host, the namespace); it only writes nothing.
+  FED_ASSIGN_OR_RETURN(const HostConnection host, connect_leading_host(global));
+  kube::DynamicClient& client = *host.client;
   if (!o.from_deployment.empty()) {
-    FED_ASSIGN_OR_RETURN(const json deployment,
-                         read_deployment(*host->client, ns, o.from_deployment));
+    FED_ASSIGN_OR_RETURN(const json deployment, read_deployment(client, ns, o.from_deployment));
     FED_ASSIGN_OR_RETURN(
         desired, replication_from_deployment(o, ns, deployment, "deployment/" + o.from_deployment));
   }
-  if (o.dry_run == DryRun::Client) {
-    out.print(desired, [&](std::ostream& os) {
-      os << object_label(desired) << " in " << ns << " (dry run)\n";
-    });
-    return ok();
-  }
-
-  kube::DynamicClient& client = *host->client;
   const auto ns_object = client.get(kube::ResourceRef{{"", "v1", "namespaces"}, "", ns, ""});
   if (!ns_object && ns_object.error().is_not_found()) {
     return fail(ErrorCode::NotFound,
                 "namespace " + ns + " does not exist on the host: create and offload it first");
   }
   if (!ns_object) return ns_object.error().to_error();
+  if (o.dry_run == DryRun::Client) {
+    out.print(desired, [&](std::ostream& os) {
+      os << object_label(desired) << " in " << ns << " (dry run)\n";
+    });
+    return ok();
+  }
   const std::vector<std::string> warnings = replication_warnings(client, ns, o);
   for (const auto& w : warnings) out.err() << "warning: " << w << "\n";
 
@@ -243,7 +239,7 @@ Status run_replicate(const GlobalOptions& global, const ReplicateOptions& o, Out
   }
   const ApplyOutcome outcome = replication_outcome(live, desired);
   if (outcome != ApplyOutcome::Unchanged) {
-    FED_TRY(write_object(client, desired, "host " + host->cluster_id));
+    FED_TRY(write_object(client, desired, "host " + host.cluster_id));
   }
   if (o.wait) FED_TRY(wait_ready(client, ns, o.name, o.timeout, out));
   auto now = client.get(replication_ref(ns, o.name));
@@ -265,11 +261,14 @@ Status run_unreplicate(const GlobalOptions& global, const UnreplicateOptions& o,
   FED_ASSIGN_OR_RETURN(auto host, connect_leading_host(global));
   kube::DynamicClient& client = *host.client;
   auto removed = client.remove(replication_ref(ns, o.name));
+  // Taking back what is not there is done already, as for unoffload and peer --remove (exit 0):
+  // a script's cleanup runs twice without failing.
   if (!removed && removed.error().is_not_found()) {
-    return fail(ErrorCode::NotFound, "replication " + o.name + " not found in namespace " + ns +
-                                         ": nothing to delete (kubectl get "
-                                         "deploymentreplications -n " +
-                                         ns + ")");
+    out.print(json{{"name", o.name}, {"namespace", ns}, {"result", "notReplicated"}},
+              [&](std::ostream& os) {
+                os << "replication " << o.name << " not found in " << ns << ": nothing to delete\n";
+              });
+    return ok();
   }
   if (!removed) return removed.error().to_error();
   if (o.wait) {

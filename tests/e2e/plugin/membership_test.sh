@@ -279,6 +279,17 @@ refused offbad3 2 "offload of a 61-character namespace under DefaultName (64 wit
 grep -q "63" "$work/offbad3.err" && pass "the error gives the 63-character limit" || fail "$(cat "$work/offbad3.err")"
 run offbad4 offload namespace nowhere --context c1
 refused offbad4 5 "offload of a namespace that does not exist"
+# A dry run checks what the real run checks; it only writes nothing.
+run offbad5 offload namespace nowhere --context c1 --dry-run=client
+refused offbad5 5 "offload --dry-run=client of a namespace that does not exist"
+printf 'apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: api}\nspec:\n  replicas: %s\n  selector: {matchLabels: {app: api}}\n  template:\n    metadata: {labels: {app: api}}\n    spec: {containers: [{name: api, image: fed.local/busybox:1}]}\n' 1 >"$work/api.yaml"
+sed 's/replicas: 1/replicas: -3/' "$work/api.yaml" >"$work/api-neg.yaml"
+run repbad1 replicate api -n nowhere --context c1 --dry-run=client -f "$work/api.yaml"
+refused repbad1 5 "replicate --dry-run=client into a namespace that does not exist"
+run repbad2 replicate api -n shop --context c1 --dry-run=client -f "$work/api-neg.yaml"
+refused repbad2 2 "replicate --dry-run=client of replicas: -3"
+grep -q 'spec.replicas' "$work/repbad2.err" && pass "replicas: -3 is named: $(cat "$work/repbad2.err")" ||
+  fail "replicas: -3 not named: $(cat "$work/repbad2.err")"
 expect_eq "refused offloads created nothing" "$(k c1 get namespaceoffloadings -A -o name)" ""
 # Written around the plugin, a spec the manager cannot offload: it says why in an Event.
 long=$(printf 'b%.0s' $(seq 61))

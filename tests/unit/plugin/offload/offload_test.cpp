@@ -88,6 +88,12 @@ TEST_CASE("offload: DefaultName over 63 characters is refused, not truncated") {
   CHECK(offloading_from_flags(o, "c1"));
   o.namespace_name = std::string(61, 'a');  // 64
   CHECK(error_of(o).find("63") != std::string::npos);
+  o.namespace_name = std::string(62, 'a');
+  // Before connecting the host's id is unknown: no length guessed from a placeholder id.
+  CHECK(offloading_from_flags(o, ""));
+  const std::string message = error_of(o);
+  CHECK(message.find("cluster id \"c1\"") != std::string::npos);
+  CHECK(message.find("at most 60") != std::string::npos);
   o.namespace_mapping_strategy = "EnforceSameName";  // the same name fits
   CHECK(offloading_from_flags(o, "c1"));
 }

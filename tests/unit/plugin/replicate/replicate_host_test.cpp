@@ -1,7 +1,7 @@
 // run_replicate and run_unreplicate against a loopback fake host API server that keeps one
 // DeploymentReplication in memory: created, then unchanged with no second write, configured
 // when a flag is dropped; the warnings; --from-deployment's template; --wait's timeout naming
-// the Ready condition's message; unreplicate's NotFound; a member refused as host.
+// the Ready condition's message; unreplicate of nothing; dry runs; a member refused as host.
 
 #include <doctest/doctest.h>
 
@@ -247,7 +247,7 @@ TEST_CASE("replicate --wait: done on Ready True, else times out with the Ready m
         "web-a1b2c   region=a      False       Available=True MinimumReplicasAvailable\n");
 }
 
-TEST_CASE("unreplicate deletes; a second time it is NotFound (exit 5)") {
+TEST_CASE("unreplicate deletes; a second time there is nothing to delete, which succeeds") {
   FakeHost host;
   REQUIRE(replicate(host, web(host)).status);
   UnreplicateOptions o;
@@ -259,11 +259,32 @@ TEST_CASE("unreplicate deletes; a second time it is NotFound (exit 5)") {
   CHECK(json::parse(out.str()) ==
         json{{"name", "web"}, {"namespace", "shop"}, {"result", "deleted"}});
   CHECK(host.stored().is_null());
-  auto again = run_unreplicate(host.global(), o, output);
-  REQUIRE_FALSE(again);
-  CHECK(exit_code_for(again.error()) == ExitCode::NotFound);
-  CHECK(again.error().message().find("replication web not found in namespace shop") !=
-        std::string::npos);
+  // A cleanup that runs twice does not fail, as unoffload and peer --remove do not.
+  std::ostringstream again_out, again_err;
+  Output again_output(again_out, again_err, OutputFormat::Json, Progress::Hidden);
+  REQUIRE(run_unreplicate(host.global(), o, again_output));
+  CHECK(json::parse(again_out.str()) ==
+        json{{"name", "web"}, {"namespace", "shop"}, {"result", "notReplicated"}});
+}
+
+TEST_CASE("replicate --dry-run=client checks the host as the real run does and writes nothing") {
+  FakeHost host;
+  auto o = web(host);
+  o.dry_run = DryRun::Client;
+  const Run dry = replicate(host, o, OutputFormat::Table);
+  REQUIRE(dry.status);
+  CHECK(dry.out == "deploymentreplication/web in shop (dry run)\n");
+  CHECK(host.writes() == 0);
+  CHECK(host.stored().is_null());
+
+  std::ostringstream out, err;
+  Output output(out, err, OutputFormat::Json, Progress::Hidden);
+  GlobalOptions elsewhere = host.global();
+  elsewhere.namespace_name = "nowhere";
+  auto missing = run_replicate(elsewhere, o, output);
+  REQUIRE_FALSE(missing);
+  CHECK(exit_code_for(missing.error()) == ExitCode::NotFound);
+  CHECK(missing.error().message().find("namespace nowhere does not exist") != std::string::npos);
 }
 
 TEST_CASE("replicate refuses a cluster that is not the federation's host") {
