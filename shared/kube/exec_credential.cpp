@@ -200,7 +200,8 @@ Result<ExecCredential> ExecCredentialSource::run_plugin() const {
     const std::string fix = err.code() == ErrorCode::NotFound && !config_.install_hint.empty()
                                 ? config_.install_hint
                                 : "install the plugin or fix exec.command in the kubeconfig";
-    return fail(err.code(),
+    // A plugin that cannot be started is a kubeconfig to fix, as any bad input (exit code 2).
+    return fail(ErrorCode::Invalid,
                 fmt::format("exec plugin of {}: {}; {}", user_ref_, err.message(), fix));
   }
   if (result->timed_out) {

@@ -314,13 +314,15 @@ Result<Kubeconfig> load_kubeconfig(const std::vector<KubeconfigSource>& sources)
       const Error& err = text.error();
       if (err.code() == ErrorCode::NotFound) {
         if (source.missing == MissingFile::Skip) continue;
-        return fail(ErrorCode::NotFound,
+        // The file is input, as an -f file is: exit code 2, not a missing object's 5.
+        return fail(ErrorCode::Invalid,
                     fmt::format("kubeconfig {} does not exist; check the --kubeconfig path",
                                 source.path.string()));
       }
-      return fail(err.code(), fmt::format("cannot read kubeconfig {}; fix the path or the file's "
-                                          "permissions",
-                                          err.message()));
+      return fail(ErrorCode::Invalid,
+                  fmt::format("cannot read kubeconfig {}; fix the path or the file's "
+                              "permissions",
+                              err.message()));
     }
     FED_ASSIGN_OR_RETURN(Kubeconfig one, parse_kubeconfig(*text, source.path));
     merge_kubeconfig(merged, std::move(one));

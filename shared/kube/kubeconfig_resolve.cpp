@@ -40,9 +40,10 @@ Result<std::string> pem_from(const std::string& data, const std::string& file,
   if (pem.empty() && !file.empty()) {
     auto read = util::read_file(file);
     if (!read) {
-      return fail(read.error().code(), fmt::format("cannot read the {} file of {} ({}); fix the "
-                                                   "path or the file's permissions",
-                                                   what, owner, read.error().message()));
+      // A file the kubeconfig names is input: missing or unreadable, it is bad input (exit 2).
+      return fail(ErrorCode::Invalid, fmt::format("cannot read the {} file of {} ({}); fix the "
+                                                  "path or the file's permissions",
+                                                  what, owner, read.error().message()));
     }
     pem = std::move(read).value();
   }
@@ -171,7 +172,7 @@ Status resolve_user(const std::string& name, const User& user,
 
 Result<RestConfig> resolve(const Kubeconfig& config, const LoadOptions& options) {
   if (config.empty()) {
-    return fail(ErrorCode::NotFound,
+    return fail(ErrorCode::Invalid,
                 fmt::format("the kubeconfig ({}) defines no contexts; pass --kubeconfig with a "
                             "kubeconfig or set KUBECONFIG",
                             files_of(config)));
@@ -244,7 +245,7 @@ Result<RestConfig> rest_config_from_flags(const LoadOptions& options, const fs::
     }
     std::vector<std::string> looked;
     for (const KubeconfigSource& s : sources) looked.push_back(s.path.string());
-    return fail(ErrorCode::NotFound,
+    return fail(ErrorCode::Invalid,
                 fmt::format("no kubeconfig found (looked at: {}); pass --kubeconfig, set "
                             "KUBECONFIG, or run inside a cluster",
                             looked.empty() ? std::string("nothing, KUBECONFIG lists no files")

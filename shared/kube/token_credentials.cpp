@@ -11,7 +11,8 @@ Result<std::string> TokenFileCredential::token() {
   auto data = util::read_file(path_);
   if (!data) {
     if (!fallback_.empty()) return fallback_;
-    return fail(data.error().code(),
+    // A file the kubeconfig names is input: missing or unreadable, it is bad input (exit 2).
+    return fail(ErrorCode::Invalid,
                 fmt::format("cannot read the token file of {} ({}); fix the path or the file's "
                             "permissions",
                             setting_, data.error().message()));

@@ -298,7 +298,7 @@ TEST_CASE("plugin failures name the plugin and the fix, and are not cached") {
     config.command = "fed-no-such-credential-plugin";
     auto r = make_source(config)->token();
     REQUIRE_FALSE(r.has_value());
-    CHECK(r.error().code() == ErrorCode::NotFound);
+    CHECK(r.error().code() == ErrorCode::Invalid);
     CHECK(r.error().message() ==
           "exec plugin of user \"u\" in /k/cfg: cannot run \"fed-no-such-credential-plugin\": "
           "command not found on PATH; install the plugin or fix exec.command in the kubeconfig");

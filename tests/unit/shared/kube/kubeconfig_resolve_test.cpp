@@ -145,7 +145,7 @@ current-context: c
   std::filesystem::remove(dir / "token");
   auto gone = r->credentials->token();
   REQUIRE_FALSE(gone.has_value());
-  CHECK(gone.error().code() == ErrorCode::NotFound);
+  CHECK(gone.error().code() == ErrorCode::Invalid);
   CHECK(gone.error().message().find("cannot read the token file of user \"u\"") == 0);
 
   // kubectl: a token beside tokenFile is the fallback while the file is unreadable.
@@ -156,7 +156,7 @@ current-context: c
   // With nothing to fall back on, resolve fails at once rather than on the first request.
   auto broken = resolve(*k, with_context("broken"));
   REQUIRE_FALSE(broken.has_value());
-  CHECK(broken.error().code() == ErrorCode::NotFound);
+  CHECK(broken.error().code() == ErrorCode::Invalid);
   CHECK(broken.error().message() ==
         "cannot read the token file of user \"broken\" in " + (dir / "config").string() +
             " (tokenFile " + (dir / "gone").string() + ") (" + (dir / "gone").string() +
@@ -258,7 +258,7 @@ TEST_CASE("a context naming something missing lists what exists") {
         "`kubectl config use-context NAME`");
   auto empty = resolve(Kubeconfig{}, {});
   REQUIRE_FALSE(empty.has_value());
-  CHECK(empty.error().code() == ErrorCode::NotFound);
+  CHECK(empty.error().code() == ErrorCode::Invalid);
   CHECK(empty.error().message() ==
         "the kubeconfig (no file) defines no contexts; pass "
         "--kubeconfig with a kubeconfig or set KUBECONFIG");
@@ -338,7 +338,7 @@ TEST_CASE("rest_config_from_flags: KUBECONFIG, nothing found, and the in-cluster
     ScopedEnv env("KUBECONFIG", std::nullopt);
     auto r = fed::kube::rest_config_from_flags(LoadOptions{});
     REQUIRE_FALSE(r.has_value());
-    CHECK(r.error().code() == ErrorCode::NotFound);
+    CHECK(r.error().code() == ErrorCode::Invalid);
     CHECK(r.error().message() ==
           "no kubeconfig found (looked at: " + (dir / "home/.kube/config").string() +
               "); pass --kubeconfig, set KUBECONFIG, or run inside a cluster");
@@ -369,6 +369,6 @@ TEST_CASE("rest_config_from_flags: KUBECONFIG, nothing found, and the in-cluster
     ScopedEnv port("KUBERNETES_SERVICE_PORT", "443");
     auto r = fed::kube::rest_config_from_flags(LoadOptions{(dir / "none").string(), "", ""});
     REQUIRE_FALSE(r.has_value());
-    CHECK(r.error().code() == ErrorCode::NotFound);
+    CHECK(r.error().code() == ErrorCode::Invalid);
   }
 }

@@ -205,7 +205,7 @@ TEST_CASE("--kubeconfig replaces KUBECONFIG and must exist; the default is ~/.ku
 
   auto missing = load_kubeconfig(LoadOptions{(dir / "nope").string(), "", ""});
   REQUIRE_FALSE(missing.has_value());
-  CHECK(missing.error().code() == ErrorCode::NotFound);
+  CHECK(missing.error().code() == ErrorCode::Invalid);
   CHECK(missing.error().message() ==
         "kubeconfig " + (dir / "nope").string() + " does not exist; check the --kubeconfig path");
 
