@@ -126,11 +126,16 @@ std::string bash_completion_script() {
       "  for (( i = 1; i < COMP_CWORD; i++ )); do\n"
       "    word=\"${COMP_WORDS[i]}\"\n"
       "    case \"$word\" in\n"
+      "      --context=*|--kubeconfig=*)\n"
+      "        kubectl_args+=(\"$word\") ;;\n"
       "      --context|--kubeconfig)\n"
+      "        # --context=c1 comes as three words (bash breaks at '='): skip the '='.\n"
+      "        [[ \"${COMP_WORDS[i+1]}\" == \"=\" ]] && (( i++ ))\n"
       "        kubectl_args+=(\"$word\" \"${COMP_WORDS[i+1]}\"); (( i++ )) ;;\n"
       "      " +
       global_value_pattern() +
       ")\n"
+      "        [[ \"${COMP_WORDS[i+1]}\" == \"=\" ]] && (( i++ ))\n"
       "        (( i++ )) ;;\n"
       "      -*) ;;\n"
       "      *) cmd=\"$word\"; break ;;\n"

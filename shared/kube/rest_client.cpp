@@ -70,6 +70,19 @@ HttpRequest RestClient::to_http(const ApiRequest& r) const {
   return http;
 }
 
+ApiResult<HttpResponse> RestClient::perform(const HttpRequest& http) {
+  if (!spdlog::should_log(spdlog::level::trace)) return transport_->perform(http);
+  // kubectl -v=6's line: every request, answered or not, with its time.
+  const auto sent = std::chrono::steady_clock::now();
+  auto result = transport_->perform(http);
+  const auto ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - sent)
+          .count();
+  spdlog::trace("{} {}{} {} in {} ms", http.method, server_label(), http.path,
+                result ? std::to_string(result->status) : result.error().message(), ms);
+  return result;
+}
+
 bool RestClient::wait_for_token(const std::stop_token& stop) {
   return sleep_unless_stopped(limiter_.reserve(), stop);
 }
@@ -85,7 +98,7 @@ ApiResult<HttpResponse> RestClient::send(const ApiRequest& request) {
     if (!wait_for_token(request.stop)) return cancelled(what);
     HttpRequest http = to_http(request);
     FED_API_TRY(authorize(http));
-    auto result = transport_->perform(http);
+    auto result = perform(http);
 
     std::chrono::milliseconds delay{0};
     if (!result) {
@@ -178,7 +191,7 @@ ApiResult<void> RestClient::stream(const ApiRequest& request,
     http.timeout = request.timeout.count() < 0 ? std::chrono::milliseconds(0) : request.timeout;
     http.on_data = on_data;
     FED_API_TRY(authorize(http));
-    auto result = transport_->perform(http);
+    auto result = perform(http);
     if (!result) {
       ApiError err = std::move(result).error();
       if (err.transport_failure() != TransportFailure::Connect) err.add_context(what);

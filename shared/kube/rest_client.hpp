@@ -76,6 +76,8 @@ class RestClient final {
   // Adds the Authorization header; an error names the credential source that failed.
   ApiResult<void> authorize(HttpRequest& http) const;
   HttpRequest to_http(const ApiRequest& request) const;
+  // The transport's answer; at trace level (-v=6+) one line per request, as kubectl's.
+  ApiResult<HttpResponse> perform(const HttpRequest& http);
   // Waits for a rate-limit token; false if stopped while waiting.
   bool wait_for_token(const std::stop_token& stop);
 

@@ -252,6 +252,11 @@ TEST_CASE("completion bash: a valid script that completes verbs, flags and value
   CHECK(complete("version --cl") == "--client\n");
   CHECK(complete("-n kube-system completion ''") == "bash zsh\n");
   CHECK(complete("--context east version --req") == "--request-timeout\n");
+  // --context=east reaches bash as three words; it completes as --context east does.
+  CHECK(complete("--context = east version --req") == "--request-timeout\n");
+  CHECK(complete("--context=east version --req") == "--request-timeout\n");
+  CHECK(complete("--request-timeout = 5s ver") == "version\n");
+  CHECK(complete("--context = east ''") == complete("--context east ''"));
   std::filesystem::remove(path);
 }
 
