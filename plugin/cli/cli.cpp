@@ -162,8 +162,9 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   const Status status = runner(global, output);
   if (!status) {
     const ExitCode code = exit_code_for(status.error());
+    // No usage hint here: the message names the field and its fix, and a kubeconfig, file or
+    // credential plugin at fault is not cured by the command's --help.
     err << "error: " << status.error().message() << "\n";
-    if (code == ExitCode::Usage) err << hint << "\n";
     return static_cast<int>(code);
   }
   return static_cast<int>(ExitCode::Ok);

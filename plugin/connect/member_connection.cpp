@@ -28,10 +28,14 @@ Result<MemberConnection> connect_member(const GlobalOptions& global, const Membe
   }
   auto resolved = kube::rest_config_from_flags(load);
   if (!resolved) {
-    // The resolver's fix names --context; for the member it is --member-context.
-    return fail(resolved.error().code(),
-                "member " + member + ": " +
-                    util::replace_all(resolved.error().message(), "--context", "--member-context"));
+    // The resolver's fix names --context and --kubeconfig; for the member they are
+    // --member-context and, when it was given, --member-kubeconfig.
+    std::string message =
+        util::replace_all(resolved.error().message(), "--context", "--member-context");
+    if (!flags.kubeconfig.empty()) {
+      message = util::replace_all(message, "--kubeconfig", "--member-kubeconfig");
+    }
+    return fail(resolved.error().code(), "member " + member + ": " + message);
   }
   kube::RestConfig config = std::move(*resolved);
   config.request_timeout = global.request_timeout;

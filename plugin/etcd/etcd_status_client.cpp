@@ -2,6 +2,7 @@
 
 #include <poll.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 
 #include <nlohmann/json.hpp>
@@ -51,6 +52,11 @@ Result<std::string> read_status_socket(const std::string& path, std::chrono::mil
                                         std::to_string(sizeof addr.sun_path - 1) + " bytes)");
   }
   std::memcpy(addr.sun_path, path.c_str(), path.size() + 1);
+  // connect() to a regular file says "connection refused", which would blame a dead proxy.
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0 && !S_ISSOCK(st.st_mode)) {
+    return Unexpected(connect_error(path, ENOTSOCK));
+  }
   Fd fd(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
   if (!fd) return Unexpected(connect_error(path, errno));
   // A unix stream connect completes or fails at once; only the read needs a deadline.

@@ -220,6 +220,14 @@ TEST_CASE("etcd status: no proxy on the socket is exit 3 with one line naming th
         "error: etcd proxy status socket /nonexistent/etcd-proxy.sock: No such file or directory "
         "(is fed-agent etcd-proxy running on this node? pass its --status-socket path with "
         "--socket)\n");
+  // A regular file is no socket: connect() would say "connection refused", blaming a dead proxy.
+  const auto file = std::filesystem::temp_directory_path() / "kubectl-fed-not-a-socket";
+  std::ofstream(file) << "x";
+  const Run regular = kubectl_fed({"etcd", "status", "--socket", file.string()});
+  std::filesystem::remove(file);
+  CHECK(regular.code == 2);
+  CHECK(regular.err.find("refused") == std::string::npos);
+  CHECK(regular.err.find("--socket must name the proxy's unix socket") != std::string::npos);
   const Run bare = kubectl_fed({"etcd"});
   CHECK(bare.code == 2);
   CHECK(bare.err.find("error: kubectl fed etcd needs a subcommand: kubectl fed etcd status") == 0);
