@@ -108,30 +108,40 @@ fs::path handle_path(const Fd& root) {
 }
 
 Status restart_through_supervisor(std::chrono::seconds timeout, std::chrono::seconds stop_grace) {
-  FED_ASSIGN_OR_RETURN(const KubeletProcess old, find_node_kubelet());
-  const std::string who = "the kubelet (pid " + std::to_string(old.pid) + ")";
-  if (::kill(old.pid, SIGTERM) != 0 && errno != ESRCH) {
-    return Error(ErrorCode::Permission, "stopping " + who + ": " + std::strerror(errno));
-  }
-  const auto poll = std::chrono::milliseconds(200);
-  auto deadline = steady_clock::now() + stop_grace;
-  while (!process_ended(old.pid)) {
-    if (steady_clock::now() >= deadline) {
-      ::kill(old.pid, SIGKILL);
-      deadline = steady_clock::now() + std::chrono::seconds(5);
-    }
-    std::this_thread::sleep_for(poll);
-  }
   FED_ASSIGN_OR_RETURN(const NsId self, own_netns("/proc"));
-  deadline = steady_clock::now() + timeout;
+  const auto poll = std::chrono::milliseconds(200);
+  std::optional<pid_t> old;
+  if (auto found = find_node_kubelet(); found) {
+    old = found->pid;
+  } else if (found.error().code() != ErrorCode::NotFound) {
+    return found.error();
+  }
+  // None running: a kubelet that refused its config exits, and its supervisor keeps starting
+  // it again; the next one it starts reads the file as it is now, which is all a restart is.
+  const std::string who =
+      old ? "the kubelet (pid " + std::to_string(*old) + ")" : "the kubelet (not running)";
+  if (old) {
+    if (::kill(*old, SIGTERM) != 0 && errno != ESRCH) {
+      return Error(ErrorCode::Permission, "stopping " + who + ": " + std::strerror(errno));
+    }
+    auto deadline = steady_clock::now() + stop_grace;
+    while (!process_ended(*old)) {
+      if (steady_clock::now() >= deadline) {
+        ::kill(*old, SIGKILL);
+        deadline = steady_clock::now() + std::chrono::seconds(5);
+      }
+      std::this_thread::sleep_for(poll);
+    }
+  }
+  const auto deadline = steady_clock::now() + timeout;
   while (steady_clock::now() < deadline) {
     for (pid_t pid : kubelets_here("/proc", self)) {
-      if (pid != old.pid) return ok();
+      if (!old || pid != *old) return ok();
     }
     std::this_thread::sleep_for(poll);
   }
   return Error(ErrorCode::Unavailable,
-               who + " stopped and nothing started it again within " +
+               who + (old ? " stopped and nothing" : ": nothing") + " started it again within " +
                    std::to_string(timeout.count()) +
                    "s: it runs in no systemd unit and no supervisor restarts it; give "
                    "--restart-command");

@@ -39,7 +39,9 @@ std::filesystem::path handle_path(const Fd& root);
 
 // Stops the kubelet (SIGTERM, SIGKILL after `stop_grace`) and waits up to `timeout` for its
 // supervisor (systemd's Restart=, a container's restart policy, the testbed's loop) to start
-// a new one in this network namespace. Unavailable, naming the pid, when none comes.
+// a new one in this network namespace. A kubelet not running (one that refused its config
+// exits, and its supervisor keeps starting it) is only waited for. Unavailable, naming the
+// pid, when none comes.
 Status restart_through_supervisor(std::chrono::seconds timeout,
                                   std::chrono::seconds stop_grace = std::chrono::seconds(30));
 
