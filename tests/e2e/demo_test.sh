@@ -2,7 +2,7 @@
 # README's first command, scripts/demo, run as written on the shared testbed after the other
 # tests of that session (it joins the session: `testbed up` is idempotent), so that the demo
 # cannot rot: every step must succeed — init, two joins with --wait, offload, a Deployment whose
-# pods answer through one Service from all three clusters, c1's kubelets reconfigured with
+# pods answer through one Service from all three clusters, the eu members' kubelets reconfigured with
 # --drain under traffic, replication per region, PodPreset on the members, and everything taken
 # back down.
 source "$(dirname "$0")/lib.sh"
@@ -20,7 +20,7 @@ for c in c1 c2 c3; do
     fail "no answer from $c in the demo's tally: $(grep -E '^ +[0-9]+ ' "$out" | tr '\n' ';')"
 done
 line=$(grep -m1 '^requests during the rollout: ' "$out" || true)
-[[ $line =~ :\ ([0-9]+)\ answered,\ 0\ failed ]] && pass "reconfigure --drain on c1: $line" ||
+[[ $line =~ :\ ([0-9]+)\ answered,\ 0\ failed ]] && pass "reconfigure --drain on c2: $line" ||
   fail "the reconfigure step's traffic: ${line:-no tally}"
 grep -q 'hello from a PodPreset' "$out" && pass "the PodPreset's env reached a pod on c2" || fail "no PodPreset env in the demo's output"
 grep -q -- '--member-api-endpoint\|--gateway-address\|--kubelet-\|--restart-command' <(grep '^\$ ' "$out") &&

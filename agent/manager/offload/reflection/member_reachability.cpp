@@ -17,14 +17,15 @@ std::optional<std::string> unreachable_reason(const json* host_peering) {
              : std::string("the host gateway reports its tunnel with the member lost");
 }
 
-json unreachable_pod_status(json status, const std::string& why, const std::string& now) {
+json not_ready_pod_status(json status, std::string_view reason, const std::string& why,
+                          const std::string& now) {
   if (!status.is_object()) status = json::object();
   json& conditions = status["conditions"];
   if (!conditions.is_array()) conditions = json::array();
   for (const char* type : {"ContainersReady", "Ready"}) {
     json wanted{{"type", type},
                 {"status", "False"},
-                {"reason", std::string(kMemberUnreachableReason)},
+                {"reason", std::string(reason)},
                 {"message", why},
                 {"lastTransitionTime", now}};
     bool found = false;

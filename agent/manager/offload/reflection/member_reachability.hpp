@@ -23,11 +23,21 @@ inline constexpr std::string_view kMemberUnreachableReason = "MemberUnreachable"
 // nullopt otherwise (no Peering is not a loss: the member may be joining).
 std::optional<std::string> unreachable_reason(const nlohmann::json* host_peering);
 
-// `status` of a host pod whose member is lost: Ready and ContainersReady False with
-// kMemberUnreachableReason and `why` (their transition time `now` when they change; a
-// condition already saying so is left as it is), every container not ready. Phase and the
-// rest stay: the pod may well still run there.
-nlohmann::json unreachable_pod_status(nlohmann::json status, const std::string& why,
-                                      const std::string& now);
+// The reason of those conditions while a pod's twin stops on its member (evicted by a drain
+// there, deleted by hand) and before a new twin replaces it.
+inline constexpr std::string_view kTwinStoppingReason = "TwinStopping";
+
+// `status` of a host pod that must not receive traffic: Ready and ContainersReady False with
+// `reason` and `why` (their transition time `now` when they change; a condition already saying
+// so is left as it is), every container not ready. Phase and the rest stay: the pod may well
+// still run there.
+nlohmann::json not_ready_pod_status(nlohmann::json status, std::string_view reason,
+                                    const std::string& why, const std::string& now);
+
+// The same for a pod whose member is lost (kMemberUnreachableReason).
+inline nlohmann::json unreachable_pod_status(nlohmann::json status, const std::string& why,
+                                             const std::string& now) {
+  return not_ready_pod_status(std::move(status), kMemberUnreachableReason, why, now);
+}
 
 }  // namespace fed::offload

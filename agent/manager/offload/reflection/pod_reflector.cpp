@@ -139,7 +139,17 @@ Result<kube::Requeue> PodReflector::reflect(const std::string& ns, const std::st
                                     ", or the replica is not ready yet)"));
     return kube::Requeue{kRecheck};
   }
-  if (settling || (twin->pod && deleting(*twin->pod))) return kube::Requeue{kSettle};
+  if (twin->pod && deleting(*twin->pod)) {
+    // Stopped on the member (a drain there evicted it): its endpoints leave now, while its
+    // preStop still answers, not when a new twin reports with another address.
+    FED_TRY(replace_status(
+        pod,
+        not_ready_pod_status(pod.value("status", json::object()), kTwinStoppingReason,
+                             "its twin on " + host->member + " is stopping; a new twin replaces it",
+                             util::format_rfc3339(std::chrono::system_clock::now()))));
+    return kube::Requeue{kSettle};
+  }
+  if (settling) return kube::Requeue{kSettle};
   if (!twin->pod) {
     json made = twin_pod(pod, TwinTarget{host_id_, ns, twin->replica});
     auto created = twin->client->create(kPods.in_namespace(twin->replica), made);

@@ -81,4 +81,17 @@ TEST_CASE("a pod without conditions yet gets them") {
   CHECK_FALSE(s.contains("containerStatuses"));
 }
 
+TEST_CASE("a pod whose twin stops on its member: not Ready with TwinStopping, then again") {
+  const json s = not_ready_pod_status(ready_pod_status(), kTwinStoppingReason,
+                                      "its twin on c2 is stopping", "2026-11-27T11:00:00Z");
+  const json* ready = condition(s, "Ready");
+  REQUIRE(ready != nullptr);
+  CHECK((*ready)["status"] == "False");
+  CHECK((*ready)["reason"] == "TwinStopping");
+  CHECK(s["podIP"] == "10.204.0.7");  // still its address until a new twin reports
+  // The member lost next: the reason says so.
+  const json lost = unreachable_pod_status(s, "gone", "2026-11-27T11:00:05Z");
+  CHECK((*condition(lost, "Ready"))["reason"] == std::string(kMemberUnreachableReason));
+}
+
 }  // namespace fed::offload
