@@ -195,25 +195,21 @@ Result<ReconfigurePlan> make_plan(const ReconfigureOptions& o, std::string_view 
   plan.target.kubelet_config_dir = o.kubelet_config_dir;
   plan.target.root_dir = o.kubelet_root_dir;
   // Told nothing, the agent asks the node's running kubelet (its command line, its unit). Told a
-  // distribution, it uses that vendor's paths from its table, mounted into its pod.
-  if (!o.distribution.empty() && o.kubelet_config.empty() && o.kubelet_config_dir.empty()) {
-    FED_ASSIGN_OR_RETURN(const reconfig::KubeletLayout* layout,
-                         reconfig::find_layout(o.distribution));
-    // A vendor file when there is one; a drop-in directory (k3s) otherwise.
-    if (!layout->config_file.empty()) {
-      plan.target.kubelet_config = layout->config_file;
-    } else {
-      plan.target.kubelet_config_dir = layout->config_dir;
+  // distribution or a path, the paths are mounted into its pod: the distribution's (kubeadm's
+  // when only a path is given) fill in what was not named.
+  if (!plan.target.discovers()) {
+    FED_ASSIGN_OR_RETURN(
+        const reconfig::KubeletLayout* layout,
+        reconfig::find_layout(o.distribution.empty() ? "kubeadm" : o.distribution));
+    if (plan.target.kubelet_config.empty() && plan.target.kubelet_config_dir.empty()) {
+      // A vendor file when there is one; a drop-in directory (k3s) otherwise.
+      if (!layout->config_file.empty()) {
+        plan.target.kubelet_config = layout->config_file;
+      } else {
+        plan.target.kubelet_config_dir = layout->config_dir;
+      }
     }
-  }
-  if (!o.distribution.empty() || !plan.target.kubelet_config.empty() ||
-      !plan.target.kubelet_config_dir.empty()) {
-    if (plan.target.root_dir.empty()) {
-      FED_ASSIGN_OR_RETURN(
-          const reconfig::KubeletLayout* layout,
-          reconfig::find_layout(o.distribution.empty() ? "kubeadm" : o.distribution));
-      plan.target.root_dir = layout->root_dir;
-    }
+    if (plan.target.root_dir.empty()) plan.target.root_dir = layout->root_dir;
   }
   plan.target.restart_command = std::string(util::trim(o.restart_command));
   FED_ASSIGN_OR_RETURN(const auto timeout, util::parse_positive_duration(o.timeout, "--timeout"));

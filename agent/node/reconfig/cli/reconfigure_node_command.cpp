@@ -39,21 +39,17 @@ int exit_code_for(const Error& error) {
   }
 }
 
-bool exists_under(const std::filesystem::path& root, std::string_view path) {
-  std::error_code ec;
-  return std::filesystem::exists(root / std::filesystem::path(path).relative_path(), ec);
-}
-
 // Where the file to rewrite is: explicit flags, else the distribution's row, else detection
-// (under `detect_root`: the agent's own filesystem, or the host's through PID 1).
-Status resolve_target(const ReconfigureNodeFlags& flags, ReconfigureRequest& req,
-                      std::string& service, const std::filesystem::path& detect_root) {
+// (on the node as req.node_root reaches it: the agent's own filesystem, or the host's).
+Status resolve_target(const ReconfigureNodeFlags& flags, ReconfigureRequest& req) {
   const KubeletLayout* layout = nullptr;
   if (!flags.distribution.empty()) {
     FED_ASSIGN_OR_RETURN(layout, find_layout(flags.distribution));
   } else if (flags.kubelet_config.empty() && flags.kubelet_config_dir.empty()) {
-    FED_ASSIGN_OR_RETURN(
-        layout, detect_layout([&](std::string_view p) { return exists_under(detect_root, p); }));
+    FED_ASSIGN_OR_RETURN(layout, detect_layout([&](std::string_view p) {
+                           std::error_code ec;
+                           return std::filesystem::exists(on_node(req, p), ec);
+                         }));
   }
   if (!flags.kubelet_config.empty()) {
     req.config_file = flags.kubelet_config;
@@ -63,10 +59,8 @@ Status resolve_target(const ReconfigureNodeFlags& flags, ReconfigureRequest& req
   } else {
     // A drop-in directory the node already has wins: the vendor's own file stays untouched.
     std::error_code ec;
-    const bool has_dir =
-        !layout->config_dir.empty() &&
-        std::filesystem::is_directory(
-            detect_root / std::filesystem::path(layout->config_dir).relative_path(), ec);
+    const bool has_dir = !layout->config_dir.empty() &&
+                         std::filesystem::is_directory(on_node(req, layout->config_dir), ec);
     req.drop_in = has_dir || layout->config_file.empty();
     req.config_file = req.drop_in ? std::filesystem::path(layout->config_dir) / kDropInFile
                                   : std::filesystem::path(layout->config_file);
@@ -74,9 +68,9 @@ Status resolve_target(const ReconfigureNodeFlags& flags, ReconfigureRequest& req
   req.root_dir = !flags.root_dir.empty() ? std::filesystem::path(flags.root_dir)
                  : layout != nullptr     ? std::filesystem::path(layout->root_dir)
                                          : std::filesystem::path("/var/lib/kubelet");
-  service = !flags.service.empty() ? flags.service
-            : layout != nullptr    ? std::string(layout->service)
-                                   : "kubelet";
+  req.restart.service = !flags.service.empty() ? flags.service
+                        : layout != nullptr    ? std::string(layout->service)
+                                               : "kubelet";
   return ok();
 }
 
@@ -133,14 +127,13 @@ Result<ReconfigureRequest> build_request(const ReconfigureNodeFlags& flags, Fd& 
   if (!told) discovered = discover_target(flags, req, root, discovered_method);
   if (!discovered && discovered.error().code() != ErrorCode::NotFound) return discovered.error();
   if (told || !discovered) {
-    std::filesystem::path detect_root = "/";
     if (!told) {
       // No kubelet process of its own (k3s runs it inside k3s): the table, on the host's disk.
       spdlog::info("{}; looking for a known layout", discovered.error().message());
       FED_ASSIGN_OR_RETURN(root, open_process_root(1));
-      req.node_root = detect_root = handle_path(root);
+      req.node_root = handle_path(root);
     }
-    FED_TRY(resolve_target(flags, req, req.restart.service, detect_root));
+    FED_TRY(resolve_target(flags, req));
   }
   if (method.empty()) {
     method = !flags.restart_command.empty() ? "command"
