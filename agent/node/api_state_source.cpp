@@ -1,11 +1,17 @@
 #include "agent/node/api_state_source.hpp"
 
+#include <algorithm>
+
 #include "shared/fedapi/group.hpp"
 
 namespace fed::federation {
 namespace {
 
 using nlohmann::json;
+
+std::int64_t generation_of(const json& object) {
+  return object.value("metadata", json::object()).value("generation", std::int64_t{0});
+}
 
 std::vector<json> objects(const kube::Informer& informer) {
   std::vector<json> out;
@@ -18,18 +24,23 @@ std::vector<json> objects(const kube::Informer& informer) {
 ApiNodeStateSource::ApiNodeStateSource(std::shared_ptr<kube::DynamicClient> client,
                                        std::string node_name, std::string tunnel_interface)
     : node_name_(std::move(node_name)), tunnel_interface_(std::move(tunnel_interface)) {
-  auto add = [&](kube::ResourceRef collection, kube::InformerOptions options = {}) {
-    informers_.push_back(
-        std::make_unique<kube::Informer>(client, std::move(collection), std::move(options)));
+  // `spec_only`: an update that leaves metadata.generation alone (a status write, such as the
+  // gateway's own report on a NatMapping) changes nothing the datapath uses.
+  auto add = [&](kube::ResourceRef collection, bool spec_only = false) {
+    informers_.push_back(std::make_unique<kube::Informer>(client, std::move(collection)));
     auto* inf = informers_.back().get();
-    inf->add_handlers({[this](const kube::ObjectPtr&) { bump(); },
-                       [this](const kube::ObjectPtr&, const kube::ObjectPtr&) { bump(); },
-                       [this](const kube::ObjectPtr&) { bump(); }});
+    inf->add_handlers(
+        {[this](const kube::ObjectPtr&) { bump(); },
+         [this, spec_only](const kube::ObjectPtr& before, const kube::ObjectPtr& now) {
+           if (spec_only && generation_of(*before) == generation_of(*now)) return;
+           bump();
+         },
+         [this](const kube::ObjectPtr&) { bump(); }});
     return inf;
   };
   nodes_ = add(kube::ResourceRef{{"", "v1", "nodes"}, "", "", ""});
   peerings_ = add(fedapi::ref(fedapi::kPeering, ""));
-  nat_mappings_ = add(fedapi::ref(fedapi::kNatMapping, ""));
+  nat_mappings_ = add(fedapi::ref(fedapi::kNatMapping, ""), /*spec_only=*/true);
   // Every ConfigMap of our namespace (a handful): the federation one, and the gateway one the
   // gateway's agent republishes when it is deleted or stale.
   config_ = add(kube::ResourceRef{{"", "v1", "configmaps"}, std::string(kNamespace), "", ""});
@@ -112,7 +123,30 @@ Result<NodeStateInputs> ApiNodeStateSource::inputs() const {
 
 Result<fabric::NodeNetworkState> ApiNodeStateSource::load() {
   FED_ASSIGN_OR_RETURN(auto in, inputs());
-  return build_node_state(in);
+  auto state = build_node_state(in);
+  std::map<std::string, LoadedNatMapping> loaded;
+  if (state && state->is_gateway()) {
+    for (const auto& nm : in.nat_mappings) {
+      const std::string peer = nm.value("spec", json::object()).value("clusterID", "");
+      // A peer not installed yet (its Peering pending) has none of its rules in the kernel.
+      if (std::none_of(state->peers.begin(), state->peers.end(),
+                       [&](const fabric::Peer& p) { return p.cluster_id == peer; })) {
+        continue;
+      }
+      const json mappings = nm.value("spec", json::object()).value("mappings", json::object());
+      loaded[nm["metadata"].value("name", "")] = {
+          nm["metadata"].value("generation", std::int64_t{0}),
+          static_cast<std::int64_t>(mappings.is_object() ? mappings.size() : 0)};
+    }
+  }
+  std::lock_guard lock(mu_);
+  loaded_nat_ = std::move(loaded);
+  return state;
+}
+
+std::map<std::string, LoadedNatMapping> ApiNodeStateSource::loaded_nat_mappings() const {
+  std::lock_guard lock(mu_);
+  return loaded_nat_;
 }
 
 std::vector<std::string> ApiNodeStateSource::pending() const {

@@ -8,6 +8,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -19,6 +20,13 @@
 #include "shared/kube/informer.hpp"
 
 namespace fed::federation {
+
+// A NatMapping as the last load() read it: what a pass that converged has applied.
+struct LoadedNatMapping {
+  std::int64_t generation = 0;
+  std::int64_t entries = 0;
+  friend bool operator==(const LoadedNatMapping&, const LoadedNatMapping&) = default;
+};
 
 class ApiNodeStateSource final : public fabric::NodeStateSource {
  public:
@@ -35,6 +43,9 @@ class ApiNodeStateSource final : public fabric::NodeStateSource {
   // The desired state from the caches; NotFound while the cluster has no federation ConfigMap
   // (never initialised or joined), Invalid when an object is malformed.
   Result<fabric::NodeNetworkState> load() override;
+  // The NatMappings the last load() built from, by name; empty unless this node was the
+  // gateway then (only the gateway installs them).
+  std::map<std::string, LoadedNatMapping> loaded_nat_mappings() const;
   // Why peerings are not installed yet ("c2: the peer's gateway is not up").
   std::vector<std::string> pending() const;
   // Everything load() builds from, as the caches hold it now (the gateway tunnel's input).
@@ -60,6 +71,7 @@ class ApiNodeStateSource final : public fabric::NodeStateSource {
   mutable std::mutex mu_;
   mutable std::condition_variable changed_;
   std::uint64_t version_ = 0;
+  std::map<std::string, LoadedNatMapping> loaded_nat_;
   std::function<void()> on_change_;
 };
 

@@ -20,11 +20,13 @@ namespace fed::federation {
 class NodeRunner::ReadyTracking final : public kube::Reconciler {
  public:
   ReadyTracking(GatewayTunnel& tunnel, fabric::NodeReconciler& inner, ApiNodeStateSource& source,
-                kube::EventRecorder& events, std::string node, std::atomic<bool>& ready)
+                kube::EventRecorder& events, NatMappingStatusReporter& nat_status, std::string node,
+                std::atomic<bool>& ready)
       : tunnel_(tunnel),
         inner_(inner),
         source_(source),
         events_(events),
+        nat_status_(nat_status),
         node_{"v1", "Node", "", node, ""},
         ready_(ready) {}
 
@@ -33,6 +35,8 @@ class NodeRunner::ReadyTracking final : public kube::Reconciler {
     // Without inputs (no federation ConfigMap yet) the fabric's pass reports why.
     if (auto in = source_.inputs()) tunnel = tunnel_.reconcile(*in);
     auto r = inner_.reconcile(request);
+    // The nat table is the pass's last step: its commit is now.
+    if (r) nat_status_.applied(source_.loaded_nat_mappings(), std::chrono::system_clock::now());
     if (!tunnel) {
       r = r ? Unexpected(tunnel.error())
             : Unexpected(
@@ -69,6 +73,7 @@ class NodeRunner::ReadyTracking final : public kube::Reconciler {
   fabric::NodeReconciler& inner_;
   ApiNodeStateSource& source_;
   kube::EventRecorder& events_;
+  NatMappingStatusReporter& nat_status_;
   const kube::InvolvedObject node_;
   std::atomic<bool>& ready_;
   bool failing_ = false;  // one worker: no lock needed
@@ -116,8 +121,9 @@ Status NodeRunner::start(const agent::RoleContext& ctx) {
       options_.tunnel);
   events_ =
       std::make_unique<kube::EventRecorder>(client_, kube::EventSource{"fed-agent-node", node});
-  tracking_ =
-      std::make_unique<ReadyTracking>(*tunnel_, *datapath_, *source_, *events_, node, ready_);
+  nat_status_ = std::make_unique<NatMappingStatusReporter>(client_, node);
+  tracking_ = std::make_unique<ReadyTracking>(*tunnel_, *datapath_, *source_, *events_,
+                                              *nat_status_, node, ready_);
 
   kube::ControllerOptions copts;
   copts.name = "datapath";
@@ -126,6 +132,7 @@ Status NodeRunner::start(const agent::RoleContext& ctx) {
   FED_TRY(prober_->start());  // after controller_ is set: its verdicts queue passes
   source_->on_change([this, key] { controller_->queue().add(key); });
   FED_TRY(source_->start(std::chrono::minutes(2)));
+  FED_TRY(nat_status_->start());
   FED_TRY(controller_->start());
   controller_->queue().add(key);
   spdlog::info("node {}: datapath follows the federation's Peerings", node);
@@ -136,6 +143,7 @@ void NodeRunner::stop() {
   ready_ = false;
   if (prober_) prober_->stop();
   if (controller_) controller_->stop();
+  if (nat_status_) nat_status_->stop();
   if (source_) source_->stop();
 }
 

@@ -17,6 +17,7 @@
 #include "agent/node/fabric/node_reconciler.hpp"
 #include "agent/node/gateway_publisher.hpp"
 #include "agent/node/gateway_tunnel.hpp"
+#include "agent/node/nat_mapping_status.hpp"
 #include "agent/node/os/linux/iptc_nat_table.hpp"
 #include "agent/node/os/linux/netlink_link_manager.hpp"
 #include "agent/node/os/linux/netlink_route_table.hpp"
@@ -60,6 +61,7 @@ class NodeRunner final : public agent::RoleRunner {
   std::unique_ptr<GatewayTunnel> tunnel_;
   std::shared_ptr<kube::DynamicClient> client_;
   std::unique_ptr<kube::EventRecorder> events_;
+  std::unique_ptr<NatMappingStatusReporter> nat_status_;
   std::unique_ptr<kube::Reconciler> tracking_;
   std::unique_ptr<kube::Controller> controller_;
   std::atomic<bool> ready_{false};

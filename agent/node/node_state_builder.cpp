@@ -1,6 +1,7 @@
 #include "agent/node/node_state_builder.hpp"
 
 #include <algorithm>
+#include <utility>
 
 #include "shared/fedapi/condition.hpp"
 #include "shared/fedapi/group.hpp"
@@ -96,14 +97,20 @@ Result<fabric::Peer> peer_from(const json& peering, const std::vector<json>& nat
       auto e = net::Ipv4::parse(external);
       auto t = net::Ipv4::parse(endpoint_ip.is_string() ? endpoint_ip.get<std::string>() : "");
       if (!e || !t) {
-        return fail(ErrorCode::Invalid, "NatMapping " + id + " spec.mappings." + external +
+        return fail(ErrorCode::Invalid, "NatMapping " + nm["metadata"].value("name", "") +
+                                            " spec.mappings." + external +
                                             ": not an IPv4 address pair");
       }
       p.nat_mappings.push_back({*e, *t});
     }
   }
-  std::sort(p.nat_mappings.begin(), p.nat_mappings.end(),
-            [](const auto& a, const auto& b) { return a.external_ip < b.external_ip; });
+  // A peer's mappings come in one NatMapping per block; while the manager replaces an older
+  // release's single object by its blocks, both hold the same entries.
+  std::sort(p.nat_mappings.begin(), p.nat_mappings.end(), [](const auto& a, const auto& b) {
+    return std::pair(a.external_ip, a.endpoint_ip) < std::pair(b.external_ip, b.endpoint_ip);
+  });
+  p.nat_mappings.erase(std::unique(p.nat_mappings.begin(), p.nat_mappings.end()),
+                       p.nat_mappings.end());
   return p;
 }
 

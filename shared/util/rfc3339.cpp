@@ -97,9 +97,10 @@ Result<system_clock::time_point> parse_rfc3339(std::string_view text) {
 
 namespace {
 
-std::string format_utc(system_clock::time_point t, bool millis) {
-  const auto ms = std::chrono::floor<std::chrono::milliseconds>(t);
-  const auto secs = std::chrono::floor<std::chrono::seconds>(ms);
+// `digits` of the second's fraction: 0, 3 or 6.
+std::string format_utc(system_clock::time_point t, int digits) {
+  const auto us = std::chrono::floor<std::chrono::microseconds>(t);
+  const auto secs = std::chrono::floor<std::chrono::seconds>(us);
   const auto days = std::chrono::floor<std::chrono::days>(secs);
   const std::chrono::year_month_day ymd{days};
   const std::chrono::hh_mm_ss hms{secs - days};
@@ -107,18 +108,24 @@ std::string format_utc(system_clock::time_point t, bool millis) {
       fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}", static_cast<int>(ymd.year()),
                   static_cast<unsigned>(ymd.month()), static_cast<unsigned>(ymd.day()),
                   hms.hours().count(), hms.minutes().count(), hms.seconds().count());
-  if (millis) text += fmt::format(".{:03}", (ms - secs).count());
+  const auto fraction = (us - secs).count();
+  if (digits == 3) text += fmt::format(".{:03}", fraction / 1000);
+  if (digits == 6) text += fmt::format(".{:06}", fraction);
   return text + "Z";
 }
 
 }  // namespace
 
 std::string format_rfc3339(system_clock::time_point t) {
-  return format_utc(t, false);
+  return format_utc(t, 0);
 }
 
 std::string format_rfc3339_millis(system_clock::time_point t) {
-  return format_utc(t, true);
+  return format_utc(t, 3);
+}
+
+std::string format_rfc3339_micros(system_clock::time_point t) {
+  return format_utc(t, 6);
 }
 
 }  // namespace fed::util

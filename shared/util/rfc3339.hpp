@@ -18,5 +18,7 @@ std::string format_rfc3339(std::chrono::system_clock::time_point t);
 // The same with milliseconds, "2024-05-01T12:00:00.042Z": instants that are compared with
 // others (audit logs, a takeover) and not only read by people.
 std::string format_rfc3339_millis(std::chrono::system_clock::time_point t);
+// With microseconds, "2024-05-01T12:00:00.042117Z": instants a benchmark subtracts.
+std::string format_rfc3339_micros(std::chrono::system_clock::time_point t);
 
 }  // namespace fed::util

@@ -28,13 +28,17 @@ TEST_CASE("parse_rfc3339 handles UTC, offsets and fractions") {
   CHECK(format_rfc3339(*parse_rfc3339("2000-02-29T23:59:59Z")) == "2000-02-29T23:59:59Z");
 }
 
-TEST_CASE("format_rfc3339_millis keeps milliseconds, truncated, and parses back") {
+TEST_CASE("format_rfc3339_millis and _micros keep their fraction, truncated, and parse back") {
   const auto t = *parse_rfc3339("2024-05-01T14:30:00.0429+02:30");
   CHECK(format_rfc3339_millis(t) == "2024-05-01T12:00:00.042Z");
   CHECK(format_rfc3339(t) == "2024-05-01T12:00:00Z");
   CHECK(format_rfc3339_millis(*parse_rfc3339("2000-02-29T23:59:59Z")) ==
         "2000-02-29T23:59:59.000Z");
   CHECK(*parse_rfc3339(format_rfc3339_millis(t)) == floor<milliseconds>(t));
+  const auto fine = *parse_rfc3339("2024-05-01T12:00:00.0421179Z");
+  CHECK(fed::util::format_rfc3339_micros(fine) == "2024-05-01T12:00:00.042117Z");
+  CHECK(*parse_rfc3339(fed::util::format_rfc3339_micros(fine)) ==
+        floor<std::chrono::microseconds>(fine));
 }
 
 TEST_CASE("parse_rfc3339 rejects malformed timestamps with the reason") {
