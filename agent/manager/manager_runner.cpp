@@ -50,7 +50,9 @@ Status ManagerRunner::start(const agent::RoleContext& ctx) {
   }
   // A standby writes nothing: it persists the IPAM only once it leads (the first component).
   const bool elected = !options_.election.etcd_endpoints.empty();
-  FED_ASSIGN_OR_RETURN(host_ipam_, ClusterIpam::open(host, info, !elected));
+  FED_ASSIGN_OR_RETURN(host_ipam_,
+                       ClusterIpam::open(host, info, !elected,
+                                         static_cast<std::uint8_t>(options_.ipam_block_length)));
   spdlog::info("manager for federation {}: PodCIDR {}, ExternalCIDR {}", info.cluster_id,
                host_ipam_->local().pod_cidr.str(), host_ipam_->local().external_cidr.str());
   events_ = std::make_unique<kube::EventRecorder>(host, kube::EventSource{"fed-agent-manager", ""});

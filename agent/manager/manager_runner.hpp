@@ -18,6 +18,7 @@
 #include "agent/manager/ha/leader_metrics.hpp"
 #include "agent/manager/ha/leader_pod_label.hpp"
 #include "agent/manager/ha/observed_leader_publisher.hpp"
+#include "agent/manager/ipam/address_blocks.hpp"
 #include "agent/manager/membership/cluster_ipam.hpp"
 #include "agent/manager/offload/offload_controllers.hpp"
 #include "agent/roles/role_runner.hpp"
@@ -40,10 +41,16 @@ struct ManagerOptions {
   offload::OffloadOptions offload;
   ManagerElectionOptions election;
   // The client-side limit of the manager's requests to the host API server, shared by every
-  // controller (as kube-controller-manager's --kube-api-qps/--kube-api-burst). Offloading to
-  // n members writes about 2n objects on the host at once.
-  double api_qps = 50;
-  int api_burst = 100;
+  // controller (as kube-controller-manager's --kube-api-qps/--kube-api-burst): a safety net
+  // against a runaway loop; the API server's priority and fairness protects it from load.
+  // Offloading to n members writes about 2n objects on the host at once, and an endpoint
+  // mapping costs two writes of its own (its finalizer, its status) besides its share of the
+  // block writes, so mapping 200 a second needs about 450.
+  double api_qps = 500;
+  int api_burst = 1000;
+  // The prefix length of the blocks the endpoint mappings are stored in, when the host's IPAM
+  // has not chosen one yet (docs/DATAPATH.md "Endpoint mappings at scale").
+  int ipam_block_length = fabric::ipam::kDefaultBlockLength;
 };
 
 class ManagerRunner final : public agent::RoleRunner {

@@ -131,6 +131,7 @@ const std::vector<kube::ResourceRef>& labelled_collections() {
       collection(std::string(fedapi::kGroup), std::string(fedapi::kVersion), "peerings"),
       collection(std::string(fedapi::kGroup), std::string(fedapi::kVersion), "natmappings"),
       collection(std::string(fedapi::kGroup), std::string(fedapi::kVersion), "ipamstates"),
+      collection(std::string(fedapi::kGroup), std::string(fedapi::kVersion), "ipamblocks"),
       collection(std::string(fedapi::kGroup), std::string(fedapi::kVersion), "federatedclusters"),
       collection("", "v1", "configmaps"),
       collection("", "v1", "secrets"),

@@ -15,6 +15,7 @@
 #include "plugin/membership/membership_validation.hpp"
 #include "plugin/reconfigure/node_drain.hpp"
 #include "shared/fedapi/group.hpp"
+#include "shared/fedapi/nat_mapping.hpp"
 #include "shared/offload/virtual_node_name.hpp"
 
 namespace fed::plugin {
@@ -95,7 +96,7 @@ Result<bool> delete_federated_cluster(kube::DynamicClient& host, const UnjoinOpt
     auto r = host.patch(ref, kube::PatchType::Merge, R"({"metadata":{"finalizers":null}})");
     if (!r && !r.error().is_not_found()) return r.error().to_error();
     FED_TRY(remove_if_present(host, fedapi::ref(fedapi::kPeering, o.member)));
-    FED_TRY(remove_if_present(host, fedapi::ref(fedapi::kNatMapping, o.member)));
+    FED_TRY(fedapi::remove_nat_mappings(host, o.member));
     return true;
   }
   out.progress("waiting for the manager to tear down the peering with " + o.member + "...");

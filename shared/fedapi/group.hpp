@@ -39,6 +39,7 @@ inline constexpr Kind kFederatedCluster{"FederatedCluster", "federatedclusters",
                                         "FederatedClusterList"};
 inline constexpr Kind kPeering{"Peering", "peerings", "PeeringList"};
 inline constexpr Kind kIpamState{"IpamState", "ipamstates", "IpamStateList"};
+inline constexpr Kind kIpamBlock{"IpamBlock", "ipamblocks", "IpamBlockList"};
 inline constexpr Kind kNatMapping{"NatMapping", "natmappings", "NatMappingList"};
 inline constexpr Kind kDirectPeering{"DirectPeering", "directpeerings", "DirectPeeringList"};
 inline constexpr Kind kEndpointMapping{"EndpointMapping", "endpointmappings",

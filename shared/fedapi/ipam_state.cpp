@@ -59,6 +59,7 @@ void to_json(nlohmann::json& j, const IpamStateSpec& spec) {
   if (!spec.reserved_subnets.empty()) j["reservedSubnets"] = spec.reserved_subnets;
   if (!spec.cluster_subnets.empty()) j["clusterSubnets"] = spec.cluster_subnets;
   if (!spec.endpoint_mappings.empty()) j["endpointMappings"] = spec.endpoint_mappings;
+  write_int(j, "endpointBlockLength", spec.endpoint_block_length);
 }
 
 void from_json(const nlohmann::json& j, IpamStateSpec& spec) {
@@ -67,6 +68,18 @@ void from_json(const nlohmann::json& j, IpamStateSpec& spec) {
   spec.external_cidr = read_string(j, "externalCIDR");
   spec.reserved_subnets = read_string_list(j, "reservedSubnets");
   spec.cluster_subnets = read_object_map<IpamClusterSubnets>(j, "clusterSubnets");
+  spec.endpoint_mappings = read_object_map<IpamEndpointMapping>(j, "endpointMappings");
+  spec.endpoint_block_length = read_int(j, "endpointBlockLength");
+}
+
+void to_json(nlohmann::json& j, const IpamBlockSpec& spec) {
+  j = nlohmann::json::object();
+  j["cidr"] = spec.cidr;
+  if (!spec.endpoint_mappings.empty()) j["endpointMappings"] = spec.endpoint_mappings;
+}
+
+void from_json(const nlohmann::json& j, IpamBlockSpec& spec) {
+  spec.cidr = read_string(j, "cidr", Presence::Required);
   spec.endpoint_mappings = read_object_map<IpamEndpointMapping>(j, "endpointMappings");
 }
 

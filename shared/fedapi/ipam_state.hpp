@@ -1,7 +1,9 @@
 #pragma once
-// IpamState: the manager's IPAM persisted in its cluster (one object, named "ipam"), so a
-// restarted manager restores every reservation and mapping. The spec is the whole IPAM state;
-// agent/manager/ipam converts it to and from its typed form and validates it on restore.
+// IpamState: the manager's IPAM persisted in its cluster, so a restarted manager restores every
+// reservation and mapping. The object "ipam" holds the networks; the endpoint mappings are in
+// IpamBlock objects, one per block of the ExternalCIDR (docs/DATAPATH.md "Endpoint mappings at
+// scale"), so one mapping's write costs a block, not the federation. agent/manager/ipam
+// converts both to and from its typed form and validates the whole on restore.
 
 #include <cstdint>
 #include <map>
@@ -40,11 +42,22 @@ struct IpamStateSpec {
   std::string pod_cidr;
   std::string service_cidr;
   std::string external_cidr;
-  std::vector<std::string> reserved_subnets;                     // user-reserved, never allocated
-  std::map<std::string, IpamClusterSubnets> cluster_subnets;     // by peer cluster id
+  std::vector<std::string> reserved_subnets;                  // user-reserved, never allocated
+  std::map<std::string, IpamClusterSubnets> cluster_subnets;  // by peer cluster id
+  // Releases before IpamBlock kept every mapping here; read to migrate, never written.
   std::map<std::string, IpamEndpointMapping> endpoint_mappings;  // by endpoint IP
+  std::int64_t endpoint_block_length = 0;  // the prefix length of the IpamBlocks; 0: not chosen
 
   friend bool operator==(const IpamStateSpec&, const IpamStateSpec&) = default;
+};
+
+// IpamBlock: the endpoints whose ExternalCIDR address is in one block `cidr` of it. Named by
+// ipam::block_name() ("10-0-2-0-24").
+struct IpamBlockSpec {
+  std::string cidr;
+  std::map<std::string, IpamEndpointMapping> endpoint_mappings;  // by endpoint IP
+
+  friend bool operator==(const IpamBlockSpec&, const IpamBlockSpec&) = default;
 };
 
 // Counts for `kubectl get`; the spec is the state.
@@ -62,6 +75,8 @@ void to_json(nlohmann::json& j, const IpamEndpointMapping& m);
 void from_json(const nlohmann::json& j, IpamEndpointMapping& m);
 void to_json(nlohmann::json& j, const IpamStateSpec& spec);
 void from_json(const nlohmann::json& j, IpamStateSpec& spec);
+void to_json(nlohmann::json& j, const IpamBlockSpec& spec);
+void from_json(const nlohmann::json& j, IpamBlockSpec& spec);
 void to_json(nlohmann::json& j, const IpamStateStatus& status);
 void from_json(const nlohmann::json& j, IpamStateStatus& status);
 

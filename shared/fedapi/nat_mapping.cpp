@@ -1,6 +1,8 @@
 #include "shared/fedapi/nat_mapping.hpp"
 
+#include "shared/fedapi/group.hpp"
 #include "shared/fedapi/json_fields.hpp"
+#include "shared/kube/object_edits.hpp"
 
 namespace fed::fedapi {
 
@@ -24,6 +26,7 @@ void to_json(nlohmann::json& j, const NatMappingStatus& status) {
   j["applied"] = status.applied;
   write_conditions(j, status.conditions);
   write_int(j, "observedGeneration", status.observed_generation);
+  write_string(j, "appliedTime", status.applied_time);
 }
 
 void from_json(const nlohmann::json& j, NatMappingStatus& status) {
@@ -31,6 +34,13 @@ void from_json(const nlohmann::json& j, NatMappingStatus& status) {
   status.applied = read_int(j, "applied");
   status.conditions = read_conditions(j);
   status.observed_generation = read_int(j, "observedGeneration");
+  status.applied_time = read_string(j, "appliedTime");
+}
+
+Status remove_nat_mappings(kube::DynamicClient& client, const std::string& peer) {
+  FED_TRY(kube::remove_if_present(client, ref(kNatMapping, peer)));
+  return kube::remove_selected(client, ref(kNatMapping, ""),
+                               std::string(kClusterIdLabel) + "=" + peer);
 }
 
 }  // namespace fed::fedapi

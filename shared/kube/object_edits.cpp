@@ -71,4 +71,16 @@ Status remove_if_present(DynamicClient& client, const ResourceRef& ref) {
   return r.error().to_error();
 }
 
+Status remove_selected(DynamicClient& client, const ResourceRef& collection,
+                       const std::string& label_selector) {
+  ListOptions options;
+  options.label_selector = label_selector;
+  auto listed = client.list_all(collection, options);
+  if (!listed) return listed.error().to_error();
+  for (const auto& item : (*listed).value("items", nlohmann::json::array())) {
+    FED_TRY(remove_if_present(client, collection.named(item["metadata"].value("name", ""))));
+  }
+  return ok();
+}
+
 }  // namespace fed::kube

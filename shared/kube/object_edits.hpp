@@ -38,4 +38,9 @@ ApiResult<nlohmann::json> replace_status(DynamicClient& client, const ResourceRe
 // Deletes `ref`, treating "already gone" as done.
 Status remove_if_present(DynamicClient& client, const ResourceRef& ref);
 
+// Deletes every object of `collection` that `label_selector` selects, one delete each (no
+// deletecollection right needed), treating "already gone" as done.
+Status remove_selected(DynamicClient& client, const ResourceRef& collection,
+                       const std::string& label_selector);
+
 }  // namespace fed::kube

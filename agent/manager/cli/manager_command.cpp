@@ -45,6 +45,13 @@ ManagerCommand::ManagerCommand(CLI::App& command) {
                   "Requests the manager may send at once above --kube-api-qps")
       ->check(CLI::Range(1, 20000))
       ->capture_default_str();
+  command
+      .add_option("--ipam-block-length", options_.ipam_block_length,
+                  "Prefix length of the ExternalCIDR blocks endpoint mappings are stored in (one "
+                  "IpamBlock and one NatMapping per peer each); chosen when the IPAM is first "
+                  "written, kept after")
+      ->check(CLI::Range(16, 32))
+      ->capture_default_str();
 
   ManagerElectionOptions& election = options_.election;
   command.add_option("--leader-elect-etcd-endpoints", election_endpoints_,

@@ -50,7 +50,47 @@ Result<std::optional<LocalNetworks>> local_networks_from(const fedapi::IpamState
   return std::optional<LocalNetworks>(local);
 }
 
+// Endpoint mappings as the API writes them (the IpamState's of older releases, an IpamBlock's).
+Result<std::map<net::Ipv4, EndpointState>> endpoints_from(
+    const std::map<std::string, fedapi::IpamEndpointMapping>& mappings) {
+  std::map<net::Ipv4, EndpointState> out;
+  for (const auto& [key, m] : mappings) {
+    const std::string path = "endpointMappings." + key;
+    FED_ASSIGN_OR_RETURN(auto endpoint, parse_ip(path, key));
+    FED_ASSIGN_OR_RETURN(auto external, parse_ip(path + ".ip", m.ip));
+    out.emplace(endpoint, EndpointState{external, m.clusters});
+  }
+  return out;
+}
+
+std::map<std::string, fedapi::IpamEndpointMapping> mappings_of(
+    const std::map<net::Ipv4, EndpointState>& endpoints) {
+  std::map<std::string, fedapi::IpamEndpointMapping> out;
+  for (const auto& [endpoint, es] : endpoints) {
+    out.emplace(endpoint.str(), fedapi::IpamEndpointMapping{es.external_ip.str(), es.clusters});
+  }
+  return out;
+}
+
 }  // namespace
+
+fedapi::IpamBlockSpec to_block_spec(const net::Cidr& block,
+                                    const std::map<net::Ipv4, EndpointState>& endpoints) {
+  return fedapi::IpamBlockSpec{block.str(), mappings_of(endpoints)};
+}
+
+Result<std::map<net::Ipv4, EndpointState>> from_block_spec(const fedapi::IpamBlockSpec& spec) {
+  FED_ASSIGN_OR_RETURN(auto block, parse_cidr("cidr", spec.cidr));
+  FED_ASSIGN_OR_RETURN(auto endpoints, endpoints_from(spec.endpoint_mappings));
+  for (const auto& [endpoint, es] : endpoints) {
+    if (!block.contains(es.external_ip)) {
+      return fail(ErrorCode::Invalid, "endpointMappings." + endpoint.str() +
+                                          ".ip: " + es.external_ip.str() + " is not in the block " +
+                                          block.str());
+    }
+  }
+  return endpoints;
+}
 
 fedapi::IpamStateSpec to_spec(const IpamState& state) {
   fedapi::IpamStateSpec spec;
@@ -74,10 +114,7 @@ fedapi::IpamStateSpec to_spec(const IpamState& state) {
     }
     spec.cluster_subnets.emplace(id, std::move(out));
   }
-  for (const auto& [endpoint, es] : state.endpoints) {
-    spec.endpoint_mappings.emplace(endpoint.str(),
-                                   fedapi::IpamEndpointMapping{es.external_ip.str(), es.clusters});
-  }
+  spec.endpoint_mappings = mappings_of(state.endpoints);
   return spec;
 }
 
@@ -96,12 +133,7 @@ Result<IpamState> from_spec(const fedapi::IpamStateSpec& spec) {
     FED_ASSIGN_OR_RETURN(cs.local, local_from(path, s));
     state.clusters.emplace(id, std::move(cs));
   }
-  for (const auto& [key, m] : spec.endpoint_mappings) {
-    const std::string path = "endpointMappings." + key;
-    FED_ASSIGN_OR_RETURN(auto endpoint, parse_ip(path, key));
-    FED_ASSIGN_OR_RETURN(auto external, parse_ip(path + ".ip", m.ip));
-    state.endpoints.emplace(endpoint, EndpointState{external, m.clusters});
-  }
+  FED_ASSIGN_OR_RETURN(state.endpoints, endpoints_from(spec.endpoint_mappings));
   return state;
 }
 

@@ -3,6 +3,8 @@
 // (reading checks the syntax of every field and names it; Ipam::restore then checks the state
 // as a whole), a peer's NatMapping spec, and the network fields of its Peering status.
 
+#include <map>
+
 #include <nlohmann/json.hpp>
 
 #include "agent/manager/ipam/ipam_types.hpp"
@@ -15,6 +17,12 @@ namespace fed::fabric::ipam {
 
 fedapi::IpamStateSpec to_spec(const IpamState& state);
 Result<IpamState> from_spec(const fedapi::IpamStateSpec& spec);
+
+// The endpoints of one IpamBlock spec, and back. Reading checks each field's syntax and that
+// every address is in the block.
+fedapi::IpamBlockSpec to_block_spec(const net::Cidr& block,
+                                    const std::map<net::Ipv4, EndpointState>& endpoints);
+Result<std::map<net::Ipv4, EndpointState>> from_block_spec(const fedapi::IpamBlockSpec& spec);
 
 // The IpamState spec as JSON, and back.
 nlohmann::json state_to_json(const IpamState& state);

@@ -1,5 +1,7 @@
 #include "agent/manager/ipam/ipam.hpp"
 
+#include <utility>
+
 #include "agent/manager/ipam/validate.hpp"
 
 namespace fed::fabric::ipam {
@@ -62,12 +64,30 @@ Result<UnmappedIp> Ipam::unmap_endpoint_ip(std::string_view cluster_id, std::str
 
 Result<NatMappingSet> Ipam::nat_mapping(std::string_view cluster_id) const {
   std::lock_guard lock(mu_);
-  return detail::nat_mapping(data_, cluster_id);
+  return detail::nat_mapping(data_, cluster_id, std::nullopt);
 }
 
-IpamState Ipam::snapshot() const {
+Result<NatMappingSet> Ipam::nat_mapping(std::string_view cluster_id,
+                                        const net::Cidr& addresses) const {
   std::lock_guard lock(mu_);
-  return detail::snapshot(data_);
+  return detail::nat_mapping(data_, cluster_id, addresses);
+}
+
+std::map<net::Ipv4, EndpointState> Ipam::endpoints_in(const net::Cidr& addresses) const {
+  std::lock_guard lock(mu_);
+  return detail::endpoints_in(data_, addresses);
+}
+
+std::vector<net::Ipv4> Ipam::take_changed_addresses() {
+  std::lock_guard lock(mu_);
+  std::vector<net::Ipv4> out;
+  for (auto a : std::exchange(data_.changed, {})) out.push_back(net::Ipv4{a});
+  return out;
+}
+
+IpamState Ipam::snapshot(bool endpoints) const {
+  std::lock_guard lock(mu_);
+  return detail::snapshot(data_, endpoints);
 }
 
 Status Ipam::restore(const IpamState& state) {

@@ -6,9 +6,11 @@
 // persists snapshot() in the IpamState resource and writes nat_mapping() to NatMapping objects.
 // Thread-safe: one mutex around the state, for the manager's reconcile workers.
 
+#include <map>
 #include <mutex>
 #include <optional>
 #include <string_view>
+#include <vector>
 
 #include "agent/manager/ipam/ipam_data.hpp"
 #include "agent/manager/ipam/ipam_types.hpp"
@@ -62,9 +64,17 @@ class Ipam final {
   // The peer's NatMapping: newIP -> endpoint IP for every endpoint reflected to it through the
   // ExternalCIDR. Errors as map_endpoint_ip's.
   Result<NatMappingSet> nat_mapping(std::string_view cluster_id) const;
+  // The part of it whose addresses (in our own ExternalCIDR) are in `addresses`: one persisted
+  // block. O(log n + block).
+  Result<NatMappingSet> nat_mapping(std::string_view cluster_id, const net::Cidr& addresses) const;
+  // The endpoints holding an address of `addresses`, by endpoint IP. O(log n + block).
+  std::map<net::Ipv4, EndpointState> endpoints_in(const net::Cidr& addresses) const;
+  // The ExternalCIDR addresses whose endpoint or peers changed since the last call (mapped,
+  // unmapped, released, dropped with a peer): what the persister must write again.
+  std::vector<net::Ipv4> take_changed_addresses();
 
-  // The whole state as plain values, for persisting.
-  IpamState snapshot() const;
+  // The whole state as plain values, for persisting; with `endpoints` false, the networks only.
+  IpamState snapshot(bool endpoints = true) const;
   // Replaces the state with `state` after checking it (no overlapping networks, no address
   // held twice, mappings only for known peers). Invalid and unchanged on failure.
   Status restore(const IpamState& state);

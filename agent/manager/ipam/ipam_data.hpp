@@ -38,6 +38,10 @@ struct IpamData {
   std::optional<AddressPool> external_pool;
   std::map<std::string, PeerRecord, std::less<>> peers;
   std::unordered_map<std::uint32_t, EndpointRecord> endpoints;  // by endpoint IP
+  std::map<std::uint32_t, std::uint32_t> by_address;  // ExternalCIDR address -> endpoint IP
+  // ExternalCIDR addresses whose endpoint or peers changed since the caller last took them:
+  // what a persister writes, so a write costs O(change) (Ipam::take_changed_addresses).
+  std::set<std::uint32_t> changed;
 };
 
 // Install (ipam_networks.cpp).
@@ -55,12 +59,17 @@ Result<net::Cidr> network_from_pools(const PrefixMap& used, std::uint8_t length,
 // Endpoints (ipam_endpoints.cpp).
 Result<MappedIp> map_endpoint_ip(IpamData& d, std::string_view cluster_id, net::Ipv4 endpoint);
 Result<UnmappedIp> unmap_endpoint_ip(IpamData& d, std::string_view cluster_id, net::Ipv4 endpoint);
-Result<NatMappingSet> nat_mapping(const IpamData& d, std::string_view cluster_id);
+// The peer's mappings whose ExternalCIDR address is in `addresses` (nullopt: every one).
+Result<NatMappingSet> nat_mapping(const IpamData& d, std::string_view cluster_id,
+                                  const std::optional<net::Cidr>& addresses);
+// The endpoints whose ExternalCIDR address is in `addresses`, by endpoint IP.
+std::map<net::Ipv4, EndpointState> endpoints_in(const IpamData& d, const net::Cidr& addresses);
 // Drops `cluster_id` from every endpoint it holds, freeing addresses nobody uses any more.
 void release_cluster_endpoints(IpamData& d, PeerRecord& peer, std::string_view cluster_id);
 
 // Persistence (ipam_snapshot.cpp).
-IpamState snapshot(const IpamData& d);
+// With `endpoints` false, the networks only.
+IpamState snapshot(const IpamData& d, bool endpoints = true);
 Result<IpamData> restore(const IpamState& state);
 
 }  // namespace fed::fabric::ipam::detail

@@ -52,8 +52,11 @@ UnmappedIp drop(IpamData& d, std::string_view cluster_id, net::Ipv4 endpoint) {
   auto it = d.endpoints.find(endpoint.value);
   if (it == d.endpoints.end() || !erase_sorted(it->second.clusters, cluster_id)) return out;
   out.nat_changed = true;
+  out.external_ip = it->second.external_ip;
+  d.changed.insert(it->second.external_ip.value);
   if (it->second.clusters.empty()) {
     d.external_pool->release(it->second.external_ip);
+    d.by_address.erase(it->second.external_ip.value);
     d.endpoints.erase(it);
     out.released = true;
   }
@@ -67,7 +70,7 @@ Result<MappedIp> map_endpoint_ip(IpamData& d, std::string_view cluster_id, net::
   const LocalNetworks& local = *d.local;
   if (local.pod_cidr.contains(endpoint)) {
     return MappedIp{net::map_ip_to_network(endpoint, found->local->pod_cidr),
-                    EndpointPath::LocalPod, false};
+                    EndpointPath::LocalPod, false, net::Ipv4{}};
   }
   if (local.external_cidr.contains(endpoint)) {
     return fail(ErrorCode::Invalid,
@@ -86,12 +89,16 @@ Result<MappedIp> map_endpoint_ip(IpamData& d, std::string_view cluster_id, net::
                       "PodCIDR, which sizes the ExternalCIDR");
     }
     it = d.endpoints.emplace(endpoint.value, EndpointRecord{*external, {}}).first;
+    d.by_address.emplace(external->value, endpoint.value);
   }
   PeerRecord& peer = d.peers.find(cluster_id)->second;
   const bool added = insert_sorted(it->second.clusters, cluster_id);
-  if (added) peer.endpoints.insert(endpoint);
+  if (added) {
+    peer.endpoints.insert(endpoint);
+    d.changed.insert(it->second.external_ip.value);
+  }
   return MappedIp{net::map_ip_to_network(it->second.external_ip, peer.local->external_cidr),
-                  EndpointPath::External, added};
+                  EndpointPath::External, added, it->second.external_ip};
 }
 
 Result<UnmappedIp> unmap_endpoint_ip(IpamData& d, std::string_view cluster_id, net::Ipv4 endpoint) {
@@ -111,17 +118,40 @@ void release_cluster_endpoints(IpamData& d, PeerRecord& peer, std::string_view c
   peer.endpoints.clear();
 }
 
-Result<NatMappingSet> nat_mapping(const IpamData& d, std::string_view cluster_id) {
+Result<NatMappingSet> nat_mapping(const IpamData& d, std::string_view cluster_id,
+                                  const std::optional<net::Cidr>& addresses) {
   FED_ASSIGN_OR_RETURN(const PeerRecord* peer, configured_peer(d, cluster_id));
   NatMappingSet set;
   set.cluster_id = std::string(cluster_id);
   set.external_cidr = peer->local->external_cidr.value_or(d.local->external_cidr);
-  for (const auto& endpoint : peer->endpoints) {
-    const auto& record = d.endpoints.at(endpoint.value);
-    set.mappings.emplace(net::map_ip_to_network(record.external_ip, peer->local->external_cidr),
-                         endpoint);
+  auto add = [&](net::Ipv4 endpoint, net::Ipv4 address) {
+    set.mappings.emplace(net::map_ip_to_network(address, peer->local->external_cidr), endpoint);
+  };
+  if (!addresses) {
+    for (const auto& endpoint : peer->endpoints) {
+      add(endpoint, d.endpoints.at(endpoint.value).external_ip);
+    }
+    return set;
+  }
+  // One block: its addresses in order, the peer's among them.
+  for (auto it = d.by_address.lower_bound(addresses->network.value);
+       it != d.by_address.end() && it->first <= addresses->last().value; ++it) {
+    const auto& clusters = d.endpoints.at(it->second).clusters;
+    if (std::binary_search(clusters.begin(), clusters.end(), cluster_id)) {
+      add(net::Ipv4{it->second}, net::Ipv4{it->first});
+    }
   }
   return set;
+}
+
+std::map<net::Ipv4, EndpointState> endpoints_in(const IpamData& d, const net::Cidr& addresses) {
+  std::map<net::Ipv4, EndpointState> out;
+  for (auto it = d.by_address.lower_bound(addresses.network.value);
+       it != d.by_address.end() && it->first <= addresses.last().value; ++it) {
+    const auto& record = d.endpoints.at(it->second);
+    out.emplace(net::Ipv4{it->second}, EndpointState{record.external_ip, record.clusters});
+  }
+  return out;
 }
 
 }  // namespace fed::fabric::ipam::detail

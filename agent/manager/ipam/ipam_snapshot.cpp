@@ -107,16 +107,18 @@ Status restore_endpoint(IpamData& d, net::Ipv4 endpoint, const EndpointState& es
     peer->second.endpoints.insert(endpoint);
   }
   d.endpoints.emplace(endpoint.value, EndpointRecord{es.external_ip, es.clusters});
+  d.by_address.emplace(es.external_ip.value, endpoint.value);
   return ok();
 }
 
 }  // namespace
 
-IpamState snapshot(const IpamData& d) {
+IpamState snapshot(const IpamData& d, bool endpoints) {
   IpamState state;
   state.local = d.local;
   state.reserved_subnets = d.reserved;
   for (const auto& [id, peer] : d.peers) state.clusters[id] = {peer.subnets, peer.local};
+  if (!endpoints) return state;
   for (const auto& [ip, record] : d.endpoints) {
     state.endpoints.emplace(net::Ipv4{ip}, EndpointState{record.external_ip, record.clusters});
   }

@@ -69,11 +69,13 @@ struct MappedIp {
   net::Ipv4 ip;  // the address the peer must use for the endpoint
   EndpointPath path = EndpointPath::LocalPod;
   bool nat_changed = false;  // the peer's NatMapping gained an entry
+  net::Ipv4 external_ip;     // External: the address in our own ExternalCIDR
 };
 
 struct UnmappedIp {
-  bool nat_changed = false;  // the peer's NatMapping lost an entry
-  bool released = false;     // the ExternalCIDR address went back to the pool
+  bool nat_changed = false;              // the peer's NatMapping lost an entry
+  bool released = false;                 // the ExternalCIDR address went back to the pool
+  std::optional<net::Ipv4> external_ip;  // the address in our ExternalCIDR it was mapped at
 };
 
 // What the gateway must DNAT for one peer: newIP (in `external_cidr`) -> endpoint IP.

@@ -8,6 +8,7 @@
 #include "agent/manager/membership/peering_writer.hpp"
 #include "agent/manager/membership/tunnel_pair.hpp"
 #include "shared/fedapi/group.hpp"
+#include "shared/fedapi/nat_mapping.hpp"
 #include "shared/kube/object_edits.hpp"
 
 namespace fed::federation {
@@ -120,7 +121,7 @@ Status DirectPeeringReconciler::unlink(const std::string& a_id, const std::strin
     }
     auto& member = *m->member;
     FED_TRY(kube::remove_if_present(*member.client, fedapi::ref(fedapi::kPeering, other)));
-    FED_TRY(kube::remove_if_present(*member.client, fedapi::ref(fedapi::kNatMapping, other)));
+    FED_TRY(fedapi::remove_nat_mappings(*member.client, other));
     FED_TRY(member.ipam->remove_peer(other));
   }
   spdlog::info("members {} and {} are no longer peered directly", a_id, b_id);

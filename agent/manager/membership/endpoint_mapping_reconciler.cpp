@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "agent/manager/ipam/address_blocks.hpp"
 #include "shared/fedapi/group.hpp"
 #include "shared/fedapi/json_fields.hpp"
 #include "shared/fedapi/nat_mapping.hpp"
@@ -18,7 +19,9 @@ namespace {
 using nlohmann::json;
 using namespace std::chrono_literals;
 
-constexpr std::string_view kNatMappingKey = "NatMapping";
+// Request namespaces EndpointMappings (cluster-scoped, so ns is always empty) cannot have.
+constexpr std::string_view kNatMappingKey = "NatMapping";   // name: a NatMapping's
+constexpr std::string_view kPeerKey = "NatMappingsOfPeer";  // name: a peer's cluster id
 
 kube::ResourceRef mapping_ref(const json& object) {
   return fedapi::ref(fedapi::kEndpointMapping, object["metadata"].value("name", ""));
@@ -68,6 +71,10 @@ Result<kube::Requeue> EndpointMappingReconciler::reconcile(const kube::Request& 
     FED_TRY(check_nat_mapping(request.name));
     return kube::Requeue{};
   }
+  if (request.ns == kPeerKey) {
+    FED_TRY(check_peer(request.name));
+    return kube::Requeue{};
+  }
   auto object = mappings_.store().get("", request.name);
   if (!object) return kube::Requeue{};
   const json& em = *object;
@@ -104,7 +111,7 @@ Result<kube::Requeue> EndpointMappingReconciler::map(const json& em) {
   const std::string address = mapped->ip.str();
   if (!mapped->nat_changed && reported(em, address)) return kube::Requeue{};
   const bool external = mapped->path == fabric::ipam::EndpointPath::External;
-  if (mapped->nat_changed) dirty_peers_.insert(peer);
+  if (mapped->nat_changed) dirty_.insert({peer, ipam.block_of(mapped->external_ip)});
   const auto change = ipam.ticket();
   lock.unlock();
   // The IPAM first: a NatMapping entry must never point at an address a restart could reuse.
@@ -126,94 +133,146 @@ Status EndpointMappingReconciler::unmap(const json& em) {
     if (unmapped.error().code() == ErrorCode::NotFound) return ok();
     return unmapped.error();
   }
-  // Marked even when nothing changed: an earlier pass may have stored the IPAM and then failed
-  // before the NatMapping was written; the IPAM is the truth the NatMapping follows.
-  dirty_peers_.insert(peer);
+  // Nothing changed: an earlier pass that stored the IPAM and failed before the NatMapping was
+  // written left the block marked, and a restart checks every block (startup_requests).
+  if (unmapped->external_ip) dirty_.insert({peer, ipam.block_of(*unmapped->external_ip)});
   const auto change = ipam.ticket();
   lock.unlock();
   FED_TRY(ipam.save(change));
   return nat_commit_.commit();
 }
 
-Status EndpointMappingReconciler::check_nat_mapping(const std::string& peer) {
-  auto stored = nat_mappings_.store().get("", peer);
+Result<bool> EndpointMappingReconciler::mark_if_stale(const std::string& peer,
+                                                      const net::Cidr& block) {
+  const std::string name = fabric::ipam::nat_mapping_name(peer, block);
+  auto stored = nat_mappings_.store().get("", name);
   const std::int64_t generation =
       stored ? (*stored)["metadata"].value("generation", std::int64_t{0}) : 0;
-  // Decoded before taking the IPAM lock: with thousands of entries this is the costly part.
+  // Decoded before taking the IPAM lock: the costly part.
   std::optional<fedapi::NatMappingSpec> stored_spec;
   if (stored) {
     auto spec = fedapi::decode<fedapi::NatMappingSpec>(stored->value("spec", json::object()),
-                                                       "NatMapping " + peer + " spec");
+                                                       "NatMapping " + name + " spec");
     if (spec) stored_spec = std::move(*spec);
   }
-  enum class Action { None, Write, Remove } action = Action::None;
+  std::lock_guard lock(host_.ipam->mutex());
+  // The spec this manager wrote last (this event is its echo, or the gateway's status): any
+  // IPAM change since has a write of its own on the way.
+  if (stored && written_generation_[name] == generation) return false;
+  auto set = host_.ipam->ipam().nat_mapping(peer, block);
+  if (!set) return false;  // networking with the peer not complete: nothing mapped yet
+  if (set->mappings.empty() ? !stored : stored_spec && *stored_spec == spec_of(*set)) return false;
+  dirty_.insert({peer, block});
+  return true;
+}
+
+Status EndpointMappingReconciler::check_nat_mapping(const std::string& name) {
+  auto parsed = fabric::ipam::parse_nat_mapping_name(name);
+  if (!parsed) {
+    spdlog::warn("{}; left alone (the manager writes no such name)", parsed.error().message());
+    return ok();
+  }
+  bool peered = false;
   {
     std::lock_guard lock(host_.ipam->mutex());
-    if (!host_.ipam->ipam().cluster(peer)) {
-      if (stored) action = Action::Remove;
-    } else if (stored && written_generation_[peer] == generation) {
-      // The spec this manager wrote last (this event is its echo, or the gateway's status);
-      // any IPAM change since has a write of its own on the way.
-    } else {
-      FED_ASSIGN_OR_RETURN(auto set, host_.ipam->ipam().nat_mapping(peer));
-      if (!stored_spec || !(*stored_spec == spec_of(set))) {
-        dirty_peers_.insert(peer);
-        action = Action::Write;
-      }
+    peered = static_cast<bool>(host_.ipam->ipam().cluster(parsed->peer));
+  }
+  if (!peered) {
+    if (!nat_mappings_.store().get("", name)) return ok();
+    spdlog::info("NatMapping {}: the peer is not in the IPAM (it left); removing it", name);
+    return kube::remove_if_present(*host_.client, fedapi::ref(fedapi::kNatMapping, name));
+  }
+  if (!parsed->block) return check_peer(parsed->peer);
+  FED_ASSIGN_OR_RETURN(bool stale, mark_if_stale(parsed->peer, *parsed->block));
+  // Lost or edited: written back from the IPAM.
+  return stale ? nat_commit_.commit() : ok();
+}
+
+Status EndpointMappingReconciler::check_peer(const std::string& peer) {
+  std::set<net::Cidr> blocks;
+  {
+    std::lock_guard lock(host_.ipam->mutex());
+    auto set = host_.ipam->ipam().nat_mapping(peer);
+    if (!set) return ok();  // gone, or networking not complete: nothing to write
+    const auto& ours = host_.ipam->local().external_cidr;
+    for (const auto& [seen, endpoint] : set->mappings) {
+      blocks.insert(host_.ipam->block_of(net::map_ip_to_network(seen, ours)));
     }
   }
-  switch (action) {
-    case Action::None:
-      return ok();
-    case Action::Write:  // lost or edited: written back from the IPAM
-      return nat_commit_.commit();
-    case Action::Remove:
-      spdlog::info("NatMapping {}: the peer is not in the IPAM (it left); removing it", peer);
-      return kube::remove_if_present(*host_.client, fedapi::ref(fedapi::kNatMapping, peer));
+  bool legacy = false;
+  for (const auto& object : nat_mappings_.store().list()) {
+    auto parsed = fabric::ipam::parse_nat_mapping_name((*object)["metadata"].value("name", ""));
+    if (!parsed || parsed->peer != peer) continue;
+    if (parsed->block) blocks.insert(*parsed->block);
+    legacy = legacy || !parsed->block;
   }
-  return ok();
+  bool stale = false;
+  for (const auto& block : blocks) {
+    FED_ASSIGN_OR_RETURN(bool b, mark_if_stale(peer, block));
+    stale = stale || b;
+  }
+  if (stale) FED_TRY(nat_commit_.commit());
+  if (!legacy) return ok();
+  // An older release's one object for the peer: its blocks' objects now hold every entry.
+  spdlog::info("NatMapping {}: replaced by one NatMapping per block ({}); removing it", peer,
+               blocks.size());
+  return kube::remove_if_present(*host_.client, fedapi::ref(fedapi::kNatMapping, peer));
 }
 
 std::vector<kube::Request> EndpointMappingReconciler::startup_requests() {
   std::vector<kube::Request> out;
   std::lock_guard lock(host_.ipam->mutex());
-  for (const auto& [id, cluster] : host_.ipam->ipam().snapshot().clusters) {
-    out.push_back(kube::Request{std::string(kNatMappingKey), id});
+  for (const auto& [id, cluster] : host_.ipam->ipam().snapshot(false).clusters) {
+    out.push_back(kube::Request{std::string(kPeerKey), id});
   }
   return out;
 }
 
 Status EndpointMappingReconciler::write_nat_mappings() {
-  std::vector<fedapi::NatMappingSpec> specs;
+  struct Write {
+    std::string name;
+    std::pair<std::string, net::Cidr> key;
+    std::optional<fedapi::NatMappingSpec> spec;  // nullopt: the block holds nothing, delete
+  };
+  std::vector<Write> writes;
   {
     std::lock_guard lock(host_.ipam->mutex());
-    for (const auto& peer : std::exchange(dirty_peers_, {})) {
-      // A peer that left has no NatMapping to write (membership removed it).
-      if (auto set = host_.ipam->ipam().nat_mapping(peer)) specs.push_back(spec_of(*set));
+    for (const auto& key : std::exchange(dirty_, {})) {
+      // A peer that left has no NatMapping to write (membership removed them).
+      auto set = host_.ipam->ipam().nat_mapping(key.first, key.second);
+      if (!set) continue;
+      writes.push_back({fabric::ipam::nat_mapping_name(key.first, key.second), key,
+                        set->mappings.empty() ? std::nullopt : std::optional(spec_of(*set))});
     }
   }
-  for (std::size_t i = 0; i < specs.size(); ++i) {
-    const auto& spec = specs[i];
-    json object{{"apiVersion", std::string(fedapi::kApiVersion)},
-                {"kind", std::string(fedapi::kNatMapping.kind)},
-                {"metadata",
-                 {{"name", spec.cluster_id},
-                  {"labels",
-                   {{"app.kubernetes.io/part-of", "kubectl-fed"},
-                    {std::string(fedapi::kClusterIdLabel), spec.cluster_id}}}}},
-                {"spec", spec}};
-    // Server-side apply turns an empty map into null, which the schema refuses; leaving the
-    // field out drops the entries this manager owned, which is what an empty set means.
-    if (spec.mappings.empty()) object["spec"].erase("mappings");
-    auto applied = host_.client->apply(fedapi::ref(fedapi::kNatMapping, spec.cluster_id), object,
-                                       kube::ApplyOptions{std::string(kFieldManager), true});
+  for (std::size_t i = 0; i < writes.size(); ++i) {
+    const auto& w = writes[i];
+    const auto ref = fedapi::ref(fedapi::kNatMapping, w.name);
+    kube::ApiResult<json> applied = json::object();
+    if (w.spec) {
+      json object{{"apiVersion", std::string(fedapi::kApiVersion)},
+                  {"kind", std::string(fedapi::kNatMapping.kind)},
+                  {"metadata",
+                   {{"name", w.name},
+                    {"labels",
+                     {{"app.kubernetes.io/part-of", "kubectl-fed"},
+                      {std::string(fedapi::kClusterIdLabel), w.key.first}}}}},
+                  {"spec", *w.spec}};
+      applied =
+          host_.client->apply(ref, object, kube::ApplyOptions{std::string(kFieldManager), true});
+    } else if (auto removed = kube::remove_if_present(*host_.client, ref); !removed) {
+      applied = kube::ApiError::from_error(removed.error());
+    }
     std::lock_guard lock(host_.ipam->mutex());
     if (!applied) {
-      for (std::size_t j = i; j < specs.size(); ++j) dirty_peers_.insert(specs[j].cluster_id);
-      return applied.error().to_error().with_context("NatMapping " + spec.cluster_id);
+      for (std::size_t j = i; j < writes.size(); ++j) dirty_.insert(writes[j].key);
+      return applied.error().to_error().with_context("NatMapping " + w.name);
     }
-    written_generation_[spec.cluster_id] =
-        (*applied)["metadata"].value("generation", std::int64_t{0});
+    if (w.spec) {
+      written_generation_[w.name] = (*applied)["metadata"].value("generation", std::int64_t{0});
+    } else {
+      written_generation_.erase(w.name);
+    }
   }
   return ok();
 }

@@ -3,13 +3,14 @@
 // API objects on the host. For each EndpointMapping (peer, endpoint as the host sees it) it asks
 // the host IPAM for the address the peer must use, persists the IPAM, and — when the endpoint is
 // not the host's own pod, e.g. a pod of another member reached hub-and-spoke — writes the
-// peer's NatMapping so the host gateway DNATs that address to the endpoint. Deleting the object
-// releases the peer's reference (a finalizer makes sure).
+// peer's NatMapping of the address's block so the host gateway DNATs that address to the
+// endpoint. Deleting the object releases the peer's reference (a finalizer makes sure).
 //
-// Both writes are whole objects that grow with the number of mappings, so they are group
-// commits: several workers map concurrently, and each write carries every change made while
-// the previous one was in flight. NatMappings are watched too, so one lost or edited is
-// written back from the IPAM, and one left for a peer that is gone is removed.
+// Both writes are group commits of the blocks that changed: several workers map concurrently,
+// and each write carries every change made while the previous one was in flight. NatMappings
+// are watched too, so one lost or edited is written back from the IPAM, one left for a peer
+// that is gone or for a block that emptied is removed, and the one-per-peer NatMapping of an
+// older release is replaced by its blocks'.
 
 #include <cstdint>
 #include <map>
@@ -34,23 +35,29 @@ class EndpointMappingReconciler final : public kube::Reconciler {
   EndpointMappingReconciler(HostCluster host, kube::Informer& mappings,
                             kube::Informer& nat_mappings);
 
-  // Requests are EndpointMapping names, or nat_mapping_request(peer) for a NatMapping event.
+  // Requests are EndpointMapping names, nat_mapping_request() for a NatMapping event, or a
+  // peer's startup check.
   Result<kube::Requeue> reconcile(const kube::Request& request) override;
 
   // What the NatMapping informer's events enqueue: a key EndpointMappings (cluster-scoped,
   // so ns is always empty) cannot have.
   static std::vector<kube::Request> nat_mapping_request(const nlohmann::json& nat_mapping);
-  // A NatMapping check for every peer in the IPAM, to enqueue at start: a manager that died
-  // between the IpamState and the NatMapping write catches up, and one lost while it was down
+  // A NatMapping check of every peer in the IPAM, to enqueue at start: a manager that died
+  // between the IpamBlock and the NatMapping write catches up, and one lost while it was down
   // (so no informer event) is written back.
   std::vector<kube::Request> startup_requests();
 
  private:
   Result<kube::Requeue> map(const nlohmann::json& object);
   Status unmap(const nlohmann::json& object);
-  // Compares the peer's stored NatMapping with the IPAM and writes or removes it if they differ.
-  Status check_nat_mapping(const std::string& peer);
-  // The NatMapping group commit's flush: applies the NatMapping of every peer marked dirty.
+  // Whether the stored NatMapping of (peer, block) differs from the IPAM; marks it if so.
+  Result<bool> mark_if_stale(const std::string& peer, const net::Cidr& block);
+  // Compares the stored NatMapping `name` with the IPAM and writes or removes it if they differ.
+  Status check_nat_mapping(const std::string& name);
+  // Checks every NatMapping of `peer`: the blocks its endpoints are in and the objects stored.
+  Status check_peer(const std::string& peer);
+  // The NatMapping group commit's flush: applies the NatMapping of every (peer, block) marked
+  // dirty; one whose block holds nothing for the peer is deleted.
   Status write_nat_mappings();
   Status report(const nlohmann::json& object, const std::string& address, const std::string& path,
                 bool ready, const std::string& reason, const std::string& message);
@@ -58,10 +65,10 @@ class EndpointMappingReconciler final : public kube::Reconciler {
   HostCluster host_;
   kube::Informer& mappings_;
   kube::Informer& nat_mappings_;
-  // Guarded by the host IPAM's mutex: peers whose NatMapping must be written, and the
-  // metadata.generation of each NatMapping as this manager last wrote it (a NatMapping event at
-  // that generation needs no comparison with the IPAM).
-  std::set<std::string> dirty_peers_;
+  // Guarded by the host IPAM's mutex: the (peer, block) NatMappings that must be written, and
+  // the metadata.generation of each NatMapping as this manager last wrote it (a NatMapping
+  // event at that generation needs no comparison with the IPAM).
+  std::set<std::pair<std::string, net::Cidr>> dirty_;
   std::map<std::string, std::int64_t> written_generation_;
   util::GroupCommit nat_commit_;
 };

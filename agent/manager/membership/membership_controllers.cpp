@@ -42,10 +42,11 @@ Membership add_membership_controllers(kube::ControllerManager& manager, const Ho
   auto& endpoints = manager.own(
       std::make_unique<EndpointMappingReconciler>(host, endpoint_mappings, nat_mappings));
   // The IPAM lock is held only in memory; the API round trips (finalizer, status, the group
-  // commits of IpamState and NatMapping) overlap across workers, and the commits coalesce: a
-  // batch holds at most one mapping per worker, and at 6 000 mappings one NatMapping write
-  // costs the API server ~0.5 s whatever the patch type, so the batches must be wide.
-  kube::Controller& endpoint_controller = manager.add_controller(endpoints, "endpoint-mapping", 32);
+  // commits of IpamBlocks and NatMappings) overlap across workers, and the commits coalesce: a
+  // batch holds at most one mapping per worker, and a mapping spends most of its time waiting
+  // for the commit in flight and then its own, so throughput grows with the workers until the
+  // API server is busy (docs/BENCHMARKS.md).
+  kube::Controller& endpoint_controller = manager.add_controller(endpoints, "endpoint-mapping", 128);
   endpoint_controller.watch(endpoint_mappings);
   endpoint_controller.watch(nat_mappings, EndpointMappingReconciler::nat_mapping_request);
   manager.add_runnable("endpoint-mapping startup", [&endpoints, &endpoint_controller] {

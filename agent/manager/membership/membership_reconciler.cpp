@@ -14,6 +14,7 @@
 #include "shared/fedapi/federated_cluster.hpp"
 #include "shared/fedapi/group.hpp"
 #include "shared/fedapi/json_fields.hpp"
+#include "shared/fedapi/nat_mapping.hpp"
 #include "shared/kube/object_edits.hpp"
 #include "shared/util/rfc3339.hpp"
 
@@ -237,7 +238,7 @@ Status MembershipReconciler::leave(const json& fc) {
   if (m) {
     Member& mem = **m;
     FED_TRY(kube::remove_if_present(*mem.client, fedapi::ref(fedapi::kPeering, host_id)));
-    FED_TRY(kube::remove_if_present(*mem.client, fedapi::ref(fedapi::kNatMapping, host_id)));
+    FED_TRY(fedapi::remove_nat_mappings(*mem.client, host_id));
     FED_TRY(mem.ipam->remove_peer(host_id));
   } else {
     // Unjoin removes the member's objects itself; the host side must not wait for it.
@@ -245,7 +246,7 @@ Status MembershipReconciler::leave(const json& fc) {
                  m.error().message());
   }
   FED_TRY(kube::remove_if_present(*host_.client, fedapi::ref(fedapi::kPeering, id)));
-  FED_TRY(kube::remove_if_present(*host_.client, fedapi::ref(fedapi::kNatMapping, id)));
+  FED_TRY(fedapi::remove_nat_mappings(*host_.client, id));
   FED_TRY(host_.ipam->remove_peer(id));
   connections_.forget(id);
   std::lock_guard lock(mu_);
@@ -277,7 +278,7 @@ Status MembershipReconciler::forget_former_hosts(const std::string& id, Member& 
   }
   for (const auto& former : former_hosts(peerings, hosts, members)) {
     FED_TRY(kube::remove_if_present(*mem.client, fedapi::ref(fedapi::kPeering, former)));
-    FED_TRY(kube::remove_if_present(*mem.client, fedapi::ref(fedapi::kNatMapping, former)));
+    FED_TRY(fedapi::remove_nat_mappings(*mem.client, former));
     FED_TRY(mem.ipam->remove_peer(former));
     spdlog::info("member {}: host {} has left the federation: its tunnel with it is removed", id,
                  former);

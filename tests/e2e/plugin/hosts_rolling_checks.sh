@@ -132,9 +132,9 @@ rolling_restart_checks() {
     "$(awk '$1 == "map" && $5 != "-" {print $3, $5}' "$log" | sort | uniq -d)" ""
   # (A host that never led has neither: its IPAM is written once it leads.)
   for c in c1 c2 c3; do
-    expect_eq "rolling restart: $c's IPAM holds every endpoint address once" \
-      "$(k "$c" get ipamstates --field-selector metadata.name=ipam -o json | jq -r '[.items[].spec.endpointMappings // {} | .[] | .ip] | (length - (unique | length))')" 0
-    expect_eq "rolling restart: $c's NatMapping for c5 maps each endpoint to one address" \
-      "$(k "$c" get natmappings --field-selector metadata.name=c5 -o json | jq -r '[.items[].spec.mappings // {} | to_entries[] | .value] | (length - (unique | length))')" 0
+    expect_eq "rolling restart: $c's IPAM blocks hold every endpoint address once" \
+      "$(k "$c" get ipamblocks -o json | jq -r '[.items[].spec.endpointMappings // {} | .[] | .ip] | (length - (unique | length))')" 0
+    expect_eq "rolling restart: $c's NatMappings for c5 map each endpoint to one address" \
+      "$(k "$c" get natmappings -l kubectl-fed.io/cluster-id=c5 -o json | jq -r '[.items[].spec.mappings // {} | to_entries[] | .value] | (length - (unique | length))')" 0
   done
 }

@@ -367,6 +367,7 @@ k c3 auth can-i --list -n kubectl-fed-system --as=system:serviceaccount:kubectl-
 cat >"$work/rules.want" <<'RULES'
 clusterroles.rbac.authorization.k8s.io [kubectl-fed:federation-replica] [bind]
 configmaps [] [get list watch]
+ipamblocks.fed.kubectl-fed.io [] [get list watch create update patch delete]
 ipamstates.fed.kubectl-fed.io [] [get list watch create update patch delete]
 namespaces [] [get list watch create delete]
 natmappings.fed.kubectl-fed.io [] [get list watch create update patch delete]

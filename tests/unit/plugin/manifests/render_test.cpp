@@ -79,7 +79,7 @@ TEST_CASE("the ClusterRoles grant exactly what docs/JOIN.md lists") {
       rules(find(objects, "ClusterRole", "kubectl-fed:federation")) ==
       join_sets(
           {expand("", {"nodes"}, {"get", "list", "watch"}),
-           expand(fed, {"peerings", "natmappings", "ipamstates"},
+           expand(fed, {"peerings", "natmappings", "ipamstates", "ipamblocks"},
                   {"get", "list", "watch", "create", "update", "patch", "delete"}),
            expand(fed, {"peerings/status"}, {"get", "patch", "update"}),
            expand("", {"namespaces"}, {"get", "list", "watch", "create", "delete"}),
@@ -100,7 +100,7 @@ TEST_CASE("the ClusterRoles grant exactly what docs/JOIN.md lists") {
   CHECK(rules(find(objects, "ClusterRole", "kubectl-fed:agent")) ==
         join_sets({expand("", {"nodes"}, {"get", "list", "watch"}),
                    expand(fed, {"peerings", "natmappings"}, {"get", "list", "watch"}),
-                   expand(fed, {"peerings/status"}, {"patch"}),
+                   expand(fed, {"peerings/status", "natmappings/status"}, {"patch"}),
                    expand("", {"events"}, {"create", "patch"})}));
   // The provider's tenancy role: replicas' quota, limits and isolation (narrowed to replicas by
   // tenancy-policy.yaml), its one webhook configuration and its one TLS Secret.
@@ -142,10 +142,11 @@ TEST_CASE("host and member objects; the image is substituted") {
         std::set<std::string>{
             "federatedclusters.fed.kubectl-fed.io", "peerings.fed.kubectl-fed.io",
             "natmappings.fed.kubectl-fed.io", "ipamstates.fed.kubectl-fed.io",
-            "endpointmappings.fed.kubectl-fed.io", "directpeerings.fed.kubectl-fed.io",
-            "namespaceoffloadings.fed.kubectl-fed.io", "namespacemaps.fed.kubectl-fed.io",
-            "featureconfigs.fed.kubectl-fed.io", "deploymentreplications.fed.kubectl-fed.io",
-            "federationhosts.fed.kubectl-fed.io", "federationleaders.fed.kubectl-fed.io"});
+            "ipamblocks.fed.kubectl-fed.io", "endpointmappings.fed.kubectl-fed.io",
+            "directpeerings.fed.kubectl-fed.io", "namespaceoffloadings.fed.kubectl-fed.io",
+            "namespacemaps.fed.kubectl-fed.io", "featureconfigs.fed.kubectl-fed.io",
+            "deploymentreplications.fed.kubectl-fed.io", "federationhosts.fed.kubectl-fed.io",
+            "federationleaders.fed.kubectl-fed.io"});
   CHECK(names_of_kind(*host, "Deployment") == std::set<std::string>{"fed-manager", "fed-etcd"});
   CHECK(names_of_kind(*host, "DaemonSet") == std::set<std::string>{"fed-agent"});
   CHECK(names_of_kind(*host, "ServiceAccount") ==
@@ -184,7 +185,7 @@ TEST_CASE("host and member objects; the image is substituted") {
   REQUIRE(member);
   CHECK(names_of_kind(*member, "CustomResourceDefinition") ==
         std::set<std::string>{"peerings.fed.kubectl-fed.io", "natmappings.fed.kubectl-fed.io",
-                              "ipamstates.fed.kubectl-fed.io"});
+                              "ipamstates.fed.kubectl-fed.io", "ipamblocks.fed.kubectl-fed.io"});
   CHECK(names_of_kind(*member, "Deployment") == std::set<std::string>{"fed-tenancy"});
   CHECK(names_of_kind(*member, "Secret") == std::set<std::string>{"fed-federation-token"});
   CHECK(find(*member, "ConfigMap", "federation")["data"]["federationID"] == "c1");

@@ -34,6 +34,7 @@ TEST_CASE("group, version and kinds match the CRDs") {
   for (const auto& [kind, sample] :
        {std::pair{api::kFederatedCluster, "federatedcluster.yaml"},
         std::pair{api::kPeering, "peering.yaml"}, std::pair{api::kIpamState, "ipamstate.yaml"},
+        std::pair{api::kIpamBlock, "ipamblock.yaml"},
         std::pair{api::kNatMapping, "natmapping.yaml"}}) {
     auto object = load_sample(sample);
     CHECK(object["apiVersion"] == api::kApiVersion);
@@ -87,12 +88,17 @@ TEST_CASE("the IpamState sample decodes to the whole IPAM, and back") {
   REQUIRE(spec.cluster_subnets.count("c3") == 1);
   CHECK(spec.cluster_subnets["c3"].remote_external_cidr == "10.2.0.0/16");
   CHECK(spec.cluster_subnets["c3"].local_remapped_pod_cidr == "None");
+  CHECK(spec.endpoint_mappings.empty());  // in IpamBlocks
+  CHECK(spec.endpoint_block_length == 24);
+}
+
+TEST_CASE("the IpamBlock sample decodes to its block's endpoints, and back") {
+  auto object = load_sample("ipamblock.yaml");
+  auto spec = round_trip<api::IpamBlockSpec>(object, "spec");
+  CHECK(spec.cidr == "10.0.0.0/24");
   REQUIRE(spec.endpoint_mappings.count("10.243.0.5") == 1);
   CHECK(spec.endpoint_mappings["10.243.0.5"].ip == "10.0.0.1");
   CHECK(spec.endpoint_mappings["10.243.0.5"].clusters == std::vector<std::string>{"c2"});
-  auto status = round_trip<api::IpamStateStatus>(object, "status");
-  CHECK(status.peers == 2);
-  CHECK(status.endpoint_mappings == 1);
 }
 
 TEST_CASE("decoding names the field that is missing or mistyped") {
@@ -122,8 +128,14 @@ TEST_CASE("decoding names the field that is missing or mistyped") {
   CHECK(message(api::decode<api::PeeringStatus>(status, "status")).find("tunnel.state: must be") !=
         std::string::npos);
 
+  auto block = load_sample("ipamblock.yaml")["spec"];
+  block["endpointMappings"]["10.243.0.5"].erase("ip");
+  CHECK(message(api::decode<api::IpamBlockSpec>(block, "spec")) ==
+        "spec: endpointMappings.10.243.0.5.ip: is required");
+  block.erase("cidr");
+  CHECK(message(api::decode<api::IpamBlockSpec>(block, "spec")) == "spec: cidr: is required");
   auto ipam = load_sample("ipamstate.yaml")["spec"];
-  ipam["endpointMappings"]["10.243.0.5"].erase("ip");
+  ipam["endpointMappings"] = {{"10.243.0.5", {{"clusters", {"c2"}}}}};  // an older release's
   CHECK(message(api::decode<api::IpamStateSpec>(ipam, "spec")) ==
         "spec: endpointMappings.10.243.0.5.ip: is required");
   ipam = load_sample("ipamstate.yaml")["spec"];

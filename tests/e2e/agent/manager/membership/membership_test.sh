@@ -5,6 +5,7 @@
 # as a process outside the cluster with c1's admin kubeconfig; its credential for c2 is c2's
 # host-side kubeconfig (the in-cluster manager gets the member's federation identity instead).
 source "$(dirname "$0")/../../../lib.sh"
+source "$(dirname "$0")/endpoint_blocks_checks.sh"
 AGENT=${FED_BINARY_DIR:?}/agent/fed-agent
 [ -x "$AGENT" ] || fail "fed-agent not built at $AGENT"
 work=$(mktemp -d)
@@ -53,7 +54,7 @@ k c1 apply -f "$work/fc.yaml" >/dev/null
 
 start_manager() {
   "$AGENT" manager --kubeconfig "$("$TESTBED" kubeconfig c1)" --bind-address 127.0.0.1:19441 \
-    --webhook-bind-address 127.0.0.1:0 \
+    --webhook-bind-address 127.0.0.1:0 --ipam-block-length 28 \
     >>"$work/manager.log" 2>&1 &
   manager_pid=$!
 }
@@ -99,6 +100,8 @@ sleep 7  # more than one requeue period of a member that is not Ready (5 s)
 expect_eq "host IPAM unchanged after the restart" "$(jp c1 ipamstate/ipam '{.spec}')" "$before_host"
 expect_eq "member IPAM unchanged after the restart" "$(jp c2 ipamstate/ipam '{.spec}')" "$before_member"
 expect_eq "host IpamState not rewritten" "$(jp c1 ipamstate/ipam '{.metadata.resourceVersion}')" "$rv_host"
+
+endpoint_blocks
 
 # Unjoin: the finalizer removes both Peerings and both IPAM entries, then lets go.
 k c1 delete federatedcluster c2 --wait=false >/dev/null

@@ -22,8 +22,9 @@ TEST_CASE("replicated kinds: the membership, the hosts, the member links, the re
   CHECK(secrets.collection.ns == "kubectl-fed-system");
   CHECK(secrets.label_selector == "kubectl-fed.io/member");
   // A host's own objects are not replicated: each host is the hub of its own data path.
-  for (const char* own : {"ipamstates.fed.kubectl-fed.io", "natmappings.fed.kubectl-fed.io",
-                          "peerings.fed.kubectl-fed.io", "endpointmappings.fed.kubectl-fed.io",
+  for (const char* own : {"ipamstates.fed.kubectl-fed.io", "ipamblocks.fed.kubectl-fed.io",
+                          "natmappings.fed.kubectl-fed.io", "peerings.fed.kubectl-fed.io",
+                          "endpointmappings.fed.kubectl-fed.io",
                           "namespaceoffloadings.fed.kubectl-fed.io", "configmaps"}) {
     CHECK(replicated_kind_named(own) == nullptr);
   }

@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "agent/manager/ipam/address_blocks.hpp"
 #include "agent/manager/ipam/api_convert.hpp"
 #include "agent/manager/ipam/ipam.hpp"
 #include "tests/unit/agent/manager/ipam/ipam_test_util.hpp"
@@ -52,18 +53,25 @@ IpamState through_json(const IpamState& state) {
 
 }  // namespace
 
-TEST_CASE("the IpamState and NatMapping samples are what the IPAM produces on the testbed") {
+TEST_CASE("the IpamState, IpamBlock and NatMapping samples are what the IPAM produces") {
   Ipam c1;
   make_testbed_hub(c1);
   auto mapped = c1.map_endpoint_ip("c2", ip("10.243.0.5"));  // a pod of c3, reflected to c2
   REQUIRE(mapped.has_value());
   CHECK(mapped->ip == ip("10.1.0.1"));
 
-  auto sample = fed::test::load_sample("ipamstate.yaml");
-  CHECK(ipam::state_to_json(c1.snapshot()) == sample["spec"]);
-  auto nat = c1.nat_mapping("c2");
+  json networks = ipam::state_to_json(c1.snapshot(false));
+  networks["endpointBlockLength"] = ipam::kDefaultBlockLength;
+  CHECK(networks == fed::test::load_sample("ipamstate.yaml")["spec"]);
+  const auto block = fed::net::Cidr::containing(mapped->external_ip, ipam::kDefaultBlockLength);
+  auto block_sample = fed::test::load_sample("ipamblock.yaml");
+  CHECK(block_sample["metadata"]["name"] == ipam::block_name(block));
+  CHECK(json(ipam::to_block_spec(block, c1.endpoints_in(block))) == block_sample["spec"]);
+  auto nat = c1.nat_mapping("c2", block);
   REQUIRE(nat.has_value());
-  CHECK(json(ipam::to_spec(*nat)) == fed::test::load_sample("natmapping.yaml")["spec"]);
+  auto nat_sample = fed::test::load_sample("natmapping.yaml");
+  CHECK(nat_sample["metadata"]["name"] == ipam::nat_mapping_name("c2", block));
+  CHECK(json(ipam::to_spec(*nat)) == nat_sample["spec"]);
 
   fed::fedapi::PeeringStatus status;
   ipam::set_network_status(*c1.local_networks(), *c1.cluster("c2"), status);
