@@ -11,8 +11,17 @@ KUBECTL=${KUBECTL:-$("$TESTBED" kubectl-path)}
 export PATH="$(dirname "$KUBECTL"):$PATH"   # scripts in the tests call plain `kubectl`
 k() { local c=$1; shift; kubectl --kubeconfig "$("$TESTBED" kubeconfig "$c")" "$@"; }
 
-pass() { checks=$((checks + 1)); echo "ok $checks - $*"; }
-fail() { echo "FAIL - $*" >&2; exit 1; }
+last_pass="" fail_message="" last_error=""
+pass() { checks=$((checks + 1)); last_pass=$*; echo "ok $checks - $*"; }
+fail() { fail_message=$*; echo "FAIL - $*" >&2; exit 1; }
+# What `set -e` stopped on, kept quietly (a command failing in a condition does not count).
+set -o errtrace
+trap 'last_error="${BASH_SOURCE[0]##*/}:$LINENO: $BASH_COMMAND (exit $?)"' ERR
+# failure_summary: the failure again, for the end of a failed test's output: its EXIT handler
+# calls it after dumping logs, so a log kept only in part (CI keeps its head and tail) names it.
+failure_summary() {
+  echo "FAILED after check $checks (${last_pass:-none passed}): ${fail_message:-a command failed: ${last_error:-unknown}}" >&2
+}
 
 # expect_eq WHAT ACTUAL EXPECTED
 expect_eq() { [ "$2" = "$3" ] && pass "$1" || fail "$1: got '$2', want '$3'"; }

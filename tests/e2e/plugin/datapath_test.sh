@@ -24,6 +24,7 @@ on_exit() {
   fi
   "$TESTBED" down >/dev/null 2>&1 || true
   rm -rf "$work"
+  [ "$rc" = 0 ] || failure_summary
 }
 trap on_exit EXIT
 IMAGE=fed.local/fed-agent:dev
@@ -62,6 +63,11 @@ dial() {
     "[ \"\$(kubectl --kubeconfig $("$TESTBED" kubeconfig "$c") get pod $name -o jsonpath='{.status.phase}')\" = Succeeded ]" >&2
   k "$c" logs "$name"
   k "$c" delete pod "$name" --now >/dev/null
+}
+
+# nat_entries PEER: every entry of c1's NatMappings for PEER (one per block), as [{key, value}].
+nat_entries() {
+  k c1 get natmappings -l kubectl-fed.io/cluster-id="$1" -o json | jq '[.items[].spec.mappings // {} | to_entries[]]'
 }
 
 # Deletes the manager's pod without grace (a crash) and waits for its replacement to be Ready.
@@ -204,14 +210,21 @@ YAML
   via=$(k c1 get endpointmapping c3-listener-for-c2 -o jsonpath='{.status.address}')
   path=$(k c1 get endpointmapping c3-listener-for-c2 -o jsonpath='{.status.path}')
   expect_eq "$mode: c3's pod is mapped through c1's ExternalCIDR for c2 ($via)" "$path" ExternalCIDR
-  expect_eq "$mode: c1's NatMapping for c2 holds the mapping" \
-    "$(k c1 get natmapping c2 -o json | jq -r --arg t "$target" '[.spec.mappings | to_entries[] | select(.value == $t)] | length')" 1
+  # One NatMapping per peer and block of c1's ExternalCIDR, and one IpamBlock per block.
+  local shard block
+  shard=$(k c1 get natmappings -l kubectl-fed.io/cluster-id=c2 -o json |
+    jq -r --arg t "$target" '.items[] | select([.spec.mappings // {} | to_entries[] | select(.value == $t)] | length == 1) | .metadata.name')
+  block=${shard#c2.}
+  expect_eq "$mode: c1's NatMapping for c2 of the address's block ($shard) holds the mapping" \
+    "$(nat_entries c2 | jq -r --arg t "$target" '[.[] | select(.value == $t)] | length') ${shard%%.*}" "1 c2"
+  expect_eq "$mode: c1's IpamBlock $block holds the endpoint" \
+    "$(k c1 get ipamblock "$block" -o json | jq -r --arg t "$target" '.spec.endpointMappings[$t].clusters | join(",")')" c2
   # The manager watches NatMappings: one deleted by hand is written back from the IPAM.
   local old_uid
-  old_uid=$(k c1 get natmapping c2 -o jsonpath='{.metadata.uid}')
-  k c1 delete natmapping c2 --wait=false >/dev/null
-  eventually 30 "$mode: c1's NatMapping for c2, deleted by hand, is written back with the mapping" bash -c \
-    "kubectl --kubeconfig $("$TESTBED" kubeconfig c1) get natmapping c2 -o json | jq -e --arg t $target --arg old $old_uid '.metadata.uid != \$old and ([.spec.mappings // {} | to_entries[] | select(.value == \$t)] | length) == 1'"
+  old_uid=$(k c1 get natmapping "$shard" -o jsonpath='{.metadata.uid}')
+  k c1 delete natmapping "$shard" --wait=false >/dev/null
+  eventually 30 "$mode: c1's NatMapping $shard, deleted by hand, is written back with the mapping" bash -c \
+    "kubectl --kubeconfig $("$TESTBED" kubeconfig c1) get natmapping $shard -o json | jq -e --arg t $target --arg old $old_uid '.metadata.uid != \$old and ([.spec.mappings // {} | to_entries[] | select(.value == \$t)] | length) == 1'"
   probe_pod c2 node2 spoke --dial "$via:7946" --timeout 60s
   eventually 90 "$mode: the dialler on c2 finished" bash -c \
     "[ \"\$(kubectl --kubeconfig $("$TESTBED" kubeconfig c2) get pod spoke -o jsonpath='{.status.phase}')\" = Succeeded ]"
@@ -240,10 +253,10 @@ YAML
   other=$(k c1 get endpointmapping other-for-c2 -o jsonpath='{.status.address}')
   [ "$other" != "$via" ] && pass "$mode: the second endpoint got its own address ($other, not $via)" || fail "$mode: $other allocated twice"
   expect_eq "$mode: the first mapping kept its address" "$(k c1 get endpointmapping c3-listener-for-c2 -o jsonpath='{.status.address}')" "$via"
-  expect_eq "$mode: c1's NatMapping for c2 holds both" "$(k c1 get natmapping c2 -o json | jq -r '.spec.mappings | length')" 2
+  expect_eq "$mode: c1's NatMappings for c2 hold both" "$(nat_entries c2 | jq -r length)" 2
   k c1 delete endpointmapping other-for-c2 c3-listener-for-c2 --timeout=30s >/dev/null
-  expect_eq "$mode: UnmapEndpointIP: c1's NatMapping for c2 is empty again" \
-    "$(k c1 get natmapping c2 -o json | jq -r '.spec.mappings | length')" 0
+  expect_eq "$mode: UnmapEndpointIP: no NatMapping or IpamBlock is left for the emptied block" \
+    "$(k c1 get natmappings -l kubectl-fed.io/cluster-id=c2 -o name) $(k c1 get ipamblock "$block" --ignore-not-found -o name)" " "
 
   # Mesh: `peer c2 c3` links the spokes directly; c2's pod reaches c3's pod at its address as
   # c2 sees it (c2's remap of c3's PodCIDR), and c3 sees c2's pod at c3's remap of c2's.

@@ -41,6 +41,7 @@ on_exit() {
   fi
   "$TESTBED" down >/dev/null 2>&1 || true
   rm -rf "$work"
+  [ "$rc" = 0 ] || failure_summary
 }
 trap on_exit EXIT
 
