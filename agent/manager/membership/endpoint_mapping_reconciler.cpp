@@ -20,8 +20,9 @@ using nlohmann::json;
 using namespace std::chrono_literals;
 
 // Request namespaces EndpointMappings (cluster-scoped, so ns is always empty) cannot have.
-constexpr std::string_view kNatMappingKey = "NatMapping";   // name: a NatMapping's
-constexpr std::string_view kPeerKey = "NatMappingsOfPeer";  // name: a peer's cluster id
+constexpr std::string_view kNatMappingKey = "NatMapping";       // name: a NatMapping's
+constexpr std::string_view kPeerKey = "NatMappingsOfPeer";      // name: a peer's cluster id
+constexpr std::string_view kSweepKey = "EndpointMappingsGone";  // the startup sweep
 
 kube::ResourceRef mapping_ref(const json& object) {
   return fedapi::ref(fedapi::kEndpointMapping, object["metadata"].value("name", ""));
@@ -75,22 +76,64 @@ Result<kube::Requeue> EndpointMappingReconciler::reconcile(const kube::Request& 
     FED_TRY(check_peer(request.name));
     return kube::Requeue{};
   }
+  if (request.ns == kSweepKey) return sweep();
   auto object = mappings_.store().get("", request.name);
-  if (!object) return kube::Requeue{};
-  const json& em = *object;
-  const bool finalized = kube::has_finalizer(em, kEndpointFinalizer);
-  if (em["metadata"].contains("deletionTimestamp")) {
-    if (!finalized) return kube::Requeue{};
-    FED_TRY(unmap(em));
-    FED_TRY(kube::set_finalizer(*host_.client, mapping_ref(em), em, kEndpointFinalizer, false));
+  if (!object) {
+    FED_TRY(release(request.name));  // deleted
     return kube::Requeue{};
   }
-  if (!finalized) {
-    // On before the IPAM holds anything for it, so no delete can leak an address.
-    FED_TRY(kube::set_finalizer(*host_.client, mapping_ref(em), em, kEndpointFinalizer, true));
+  const json& em = *object;
+  if (em["metadata"].contains("deletionTimestamp")) {
+    // Gone once its other finalizers are; an older release's finalizer is this manager's to
+    // take off, after releasing.
+    if (!kube::has_finalizer(em, kLegacyEndpointFinalizer)) return kube::Requeue{};
+    FED_TRY(release(request.name));
+    FED_TRY(unmap(peer_of(em), endpoint_of(em)));
+    FED_TRY(
+        kube::set_finalizer(*host_.client, mapping_ref(em), em, kLegacyEndpointFinalizer, false));
     return kube::Requeue{};
   }
   return map(em);
+}
+
+Status EndpointMappingReconciler::release(const std::string& name) {
+  Target target;
+  {
+    std::lock_guard lock(host_.ipam->mutex());
+    auto held = held_by_.find(name);
+    if (held == held_by_.end()) return ok();
+    target = held->second;
+    held_by_.erase(held);
+    if (--holders_[target] > 0) return ok();  // another EndpointMapping maps it too
+    holders_.erase(target);
+  }
+  return unmap(target.first, target.second);
+}
+
+Result<kube::Requeue> EndpointMappingReconciler::sweep() {
+  if (!mappings_.has_synced()) return kube::Requeue{1s};
+  std::set<Target> wanted;
+  for (const auto& em : mappings_.store().list()) wanted.insert({peer_of(*em), endpoint_of(*em)});
+  std::vector<Target> orphans;
+  {
+    std::lock_guard lock(host_.ipam->mutex());
+    auto& ipam = host_.ipam->ipam();
+    for (const auto& [peer, cluster] : ipam.snapshot(false).clusters) {
+      auto set = ipam.nat_mapping(peer);
+      if (!set) continue;
+      for (const auto& [seen, endpoint] : set->mappings) {
+        if (!wanted.contains({peer, endpoint.str()})) orphans.push_back({peer, endpoint.str()});
+      }
+    }
+  }
+  if (!orphans.empty()) {
+    spdlog::info(
+        "endpoint mappings: {} held in the IPAM by EndpointMappings deleted while no "
+        "manager ran; releasing them",
+        orphans.size());
+  }
+  for (const auto& [peer, endpoint] : orphans) FED_TRY(unmap(peer, endpoint));
+  return kube::Requeue{};
 }
 
 Result<kube::Requeue> EndpointMappingReconciler::map(const json& em) {
@@ -98,6 +141,10 @@ Result<kube::Requeue> EndpointMappingReconciler::map(const json& em) {
   const std::string endpoint = endpoint_of(em);
   ClusterIpam& ipam = *host_.ipam;
   std::unique_lock lock(ipam.mutex());
+  // Recorded first: its deletion releases what it holds, whatever this pass gets to.
+  if (held_by_.emplace(em["metadata"].value("name", ""), Target{peer, endpoint}).second) {
+    ++holders_[{peer, endpoint}];
+  }
   auto mapped = ipam.ipam().map_endpoint_ip(peer, endpoint);
   if (!mapped) {
     lock.unlock();
@@ -123,11 +170,10 @@ Result<kube::Requeue> EndpointMappingReconciler::map(const json& em) {
   return kube::Requeue{};
 }
 
-Status EndpointMappingReconciler::unmap(const json& em) {
-  const std::string peer = peer_of(em);
+Status EndpointMappingReconciler::unmap(const std::string& peer, const std::string& endpoint) {
   ClusterIpam& ipam = *host_.ipam;
   std::unique_lock lock(ipam.mutex());
-  auto unmapped = ipam.ipam().unmap_endpoint_ip(peer, endpoint_of(em));
+  auto unmapped = ipam.ipam().unmap_endpoint_ip(peer, endpoint);
   // A peer that left took its mappings with it (membership removes the cluster from the IPAM).
   if (!unmapped) {
     if (unmapped.error().code() == ErrorCode::NotFound) return ok();
@@ -225,6 +271,7 @@ std::vector<kube::Request> EndpointMappingReconciler::startup_requests() {
   for (const auto& [id, cluster] : host_.ipam->ipam().snapshot(false).clusters) {
     out.push_back(kube::Request{std::string(kPeerKey), id});
   }
+  out.push_back(kube::Request{std::string(kSweepKey), ""});
   return out;
 }
 

@@ -4,7 +4,9 @@
 // the host IPAM for the address the peer must use, persists the IPAM, and — when the endpoint is
 // not the host's own pod, e.g. a pod of another member reached hub-and-spoke — writes the
 // peer's NatMapping of the address's block so the host gateway DNATs that address to the
-// endpoint. Deleting the object releases the peer's reference (a finalizer makes sure).
+// endpoint. Deleting the object releases the peer's reference once no other EndpointMapping
+// holds it. No finalizer: it would cost two writes per mapping (a third of a backlog's), and a
+// manager that was down when objects went finds what they held by a sweep at start.
 //
 // Both writes are group commits of the blocks that changed: several workers map concurrently,
 // and each write carries every change made while the previous one was in flight. NatMappings
@@ -28,7 +30,8 @@
 
 namespace fed::federation {
 
-inline constexpr std::string_view kEndpointFinalizer = "kubectl-fed.io/endpoint-mapping";
+// Set by releases before the sweep; taken off (after releasing) when such an object is deleted.
+inline constexpr std::string_view kLegacyEndpointFinalizer = "kubectl-fed.io/endpoint-mapping";
 
 class EndpointMappingReconciler final : public kube::Reconciler {
  public:
@@ -44,12 +47,17 @@ class EndpointMappingReconciler final : public kube::Reconciler {
   static std::vector<kube::Request> nat_mapping_request(const nlohmann::json& nat_mapping);
   // A NatMapping check of every peer in the IPAM, to enqueue at start: a manager that died
   // between the IpamBlock and the NatMapping write catches up, and one lost while it was down
-  // (so no informer event) is written back.
+  // (so no informer event) is written back. And the sweep of what deleted EndpointMappings held.
   std::vector<kube::Request> startup_requests();
 
  private:
   Result<kube::Requeue> map(const nlohmann::json& object);
-  Status unmap(const nlohmann::json& object);
+  // Drops `peer`'s reference to `endpoint` from the IPAM and stores that.
+  Status unmap(const std::string& peer, const std::string& endpoint);
+  // The EndpointMapping `name` is gone: unmaps what it held unless another one holds it too.
+  Status release(const std::string& name);
+  // Unmaps what the IPAM holds for no EndpointMapping (deleted while no manager ran).
+  Result<kube::Requeue> sweep();
   // Whether the stored NatMapping of (peer, block) differs from the IPAM; marks it if so.
   Result<bool> mark_if_stale(const std::string& peer, const net::Cidr& block);
   // Compares the stored NatMapping `name` with the IPAM and writes or removes it if they differ.
@@ -69,6 +77,10 @@ class EndpointMappingReconciler final : public kube::Reconciler {
   // the metadata.generation of each NatMapping as this manager last wrote it (a NatMapping
   // event at that generation needs no comparison with the IPAM).
   std::set<std::pair<std::string, net::Cidr>> dirty_;
+  // What each EndpointMapping holds, and how many hold each (peer, endpoint).
+  using Target = std::pair<std::string, std::string>;
+  std::map<std::string, Target> held_by_;
+  std::map<Target, int> holders_;
   std::map<std::string, std::int64_t> written_generation_;
   util::GroupCommit nat_commit_;
 };

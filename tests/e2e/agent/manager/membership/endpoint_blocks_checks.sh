@@ -8,17 +8,30 @@
 # - 100 deleted: their addresses and entries go, the 6 blocks they emptied are removed;
 # - an older release's format (every mapping in IpamState ipam, one NatMapping c2) is moved into
 #   blocks by the manager at start, with every address kept;
+# - one EndpointMapping with an older release's finalizer is deleted: the manager releases it and
+#   takes the finalizer off;
 # - the manager SIGKILLed in the middle of a backlog of 1000: afterwards every mapping is Ready
-#   once, no address is given twice, and the NatMappings hold exactly the IPAM's entries.
+#   once, no address is given twice, and the NatMappings hold exactly the IPAM's entries;
+# - 50 deleted while no manager runs: the next one releases what they held (its sweep).
 
 # endpoint I: an address outside c1's PodCIDR, so it takes an ExternalCIDR address.
 endpoint() { echo "10.200.$(($1 / 250)).$(($1 % 250 + 1))"; }
-# create_mappings FROM TO: EndpointMappings em-FROM … em-(TO-1) for c2, in one request stream.
-create_mappings() {
+# manifests FROM TO: EndpointMappings em-FROM … em-(TO-1) for c2.
+manifests() {
   local i
   for ((i = $1; i < $2; i++)); do
     printf 'apiVersion: fed.kubectl-fed.io/v1alpha1\nkind: EndpointMapping\nmetadata: {name: em-%d}\nspec: {clusterID: c2, endpoint: "%s"}\n---\n' "$i" "$(endpoint "$i")"
-  done | k c1 create -f - >/dev/null
+  done
+}
+# create_mappings FROM TO: those, in four request streams (kubectl, not the API server, is
+# what limits one stream).
+create_mappings() {
+  local step=$((($2 - $1 + 3) / 4)) s pids=()
+  for ((s = $1; s < $2; s += step)); do
+    manifests "$s" $((s + step < $2 ? s + step : $2)) | k c1 create -f - >/dev/null &
+    pids+=($!)
+  done
+  wait "${pids[@]}"
 }
 ready_count() {
   k c1 get endpointmappings -o json |
@@ -41,6 +54,10 @@ shape() {
   esac
 }
 all_ready() { [ "$(ready_count)" = "$1" ]; }
+shape_is() { [ "$(shape "$1")" = "$2" ]; }
+# Whether the IpamBlocks hold endpoint ENDPOINT.
+held() { k c1 get ipamblocks -o json | jq -e --arg e "$1" '[.items[].spec.endpointMappings // {} | has($e)] | any' >/dev/null; }
+not_held() { ! held "$1"; }
 # c2's NatMapping entries as the IpamBlocks say they must be: each endpoint at its address moved
 # into c2's view of c1's ExternalCIDR (both chose 10.0.0.0/16, so c2 sees c1's elsewhere).
 expected_nat() {
@@ -77,8 +94,8 @@ endpoint_blocks() {
   # The lowest 100 addresses go: blocks 0 (15 usable) to 5 empty, block 6 keeps 11.
   local names
   mapfile -t names < <(lowest 100)
-  k c1 delete endpointmappings "${names[@]}" --timeout=60s >/dev/null
-  expect_eq "unmap: 100 deleted, 6 emptied IpamBlocks removed" "$(shape blocks)" "32 16 500"
+  k c1 delete endpointmappings "${names[@]}" --wait=false >/dev/null
+  eventually 30 "unmap: 100 deleted, 6 emptied IpamBlocks removed" shape_is blocks "32 16 500"
   eventually 30 "unmap: c2's NatMappings of the emptied blocks removed" \
     bash -c "[ \"\$(kubectl --kubeconfig $("$TESTBED" kubeconfig c1) get natmappings -l kubectl-fed.io/cluster-id=c2 -o json | jq -r '[.items[] | .spec.mappings // {} | length] | \"\(length) \(add)\"')\" = '32 500' ]"
   expect_eq "unmap: every NatMapping entry is an IpamBlock entry" "$(nat_matches_ipam && echo same)" same
@@ -86,11 +103,11 @@ endpoint_blocks() {
   legacy_migration
   crash_in_backlog
 
-  k c1 delete endpointmappings --all --wait=false >/dev/null
-  eventually 120 "unmap all: the 1500 EndpointMappings are gone" \
+  k c1 delete --raw /apis/fed.kubectl-fed.io/v1alpha1/endpointmappings >/dev/null  # one request
+  eventually 120 "unmap all: the EndpointMappings are gone" \
     bash -c "[ -z \"\$(kubectl --kubeconfig $("$TESTBED" kubeconfig c1) get endpointmappings -o name)\" ]"
-  expect_eq "unmap all: no IpamBlock and no NatMapping of c2 left" \
-    "$(k c1 get ipamblocks -o name | wc -l) $(k c1 get natmappings -l kubectl-fed.io/cluster-id=c2 -o name | wc -l)" "0 0"
+  eventually 60 "unmap all: no IpamBlock and no NatMapping of c2 left" bash -c \
+    "[ \"\$(kubectl --kubeconfig $("$TESTBED" kubeconfig c1) get ipamblocks,natmappings -o name | wc -l)\" = 0 ]"
 }
 
 # The state an older release leaves: IpamState ipam with every mapping and no block length,
@@ -111,6 +128,11 @@ legacy_migration() {
     spec: {clusterID: "c2", externalCIDR: .items[0].spec.externalCIDR,
            mappings: ([.items[].spec.mappings] | add)}}' | k c1 create -f - >/dev/null
   k c1 delete natmappings -l kubectl-fed.io/cluster-id=c2 --field-selector metadata.name!=c2 >/dev/null
+  # And its finalizer on each EndpointMapping (here on one).
+  local finalized
+  finalized=$(k c1 get endpointmappings -o jsonpath='{.items[0].metadata.name}')
+  k c1 patch endpointmapping "$finalized" --type merge \
+    -p '{"metadata":{"finalizers":["kubectl-fed.io/endpoint-mapping"]}}' >/dev/null
   expect_eq "legacy: IpamState ipam holds the 500 mappings, no IpamBlock, one NatMapping c2" \
     "$(k c1 get ipamstate ipam -o json | jq '.spec.endpointMappings | length') $(k c1 get ipamblocks -o name | wc -l) $(k c1 get natmappings -l kubectl-fed.io/cluster-id=c2 -o name)" \
     "500 0 natmapping.fed.kubectl-fed.io/c2"
@@ -123,6 +145,11 @@ legacy_migration() {
     "[ \"\$(kubectl --kubeconfig $("$TESTBED" kubeconfig c1) get natmappings -l kubectl-fed.io/cluster-id=c2 -o json | jq -r '[.items[] | .spec.mappings // {} | length] | \"\(length) \(add)\"')\" = '32 500' ] && ! kubectl --kubeconfig $("$TESTBED" kubeconfig c1) get natmapping c2 >/dev/null 2>&1"
   expect_eq "legacy: every endpoint kept its NAT entry" "$(nat_entries)" "$before_nat"
   expect_eq "legacy: every EndpointMapping kept its address" "$(addresses)" "$before_addresses"
+  local endpoint
+  endpoint=$(k c1 get endpointmapping "$finalized" -o jsonpath='{.spec.endpoint}')
+  k c1 delete endpointmapping "$finalized" --wait=false >/dev/null
+  eventually 30 "legacy: one with the older release's finalizer is deleted, its address released" \
+    not_held "$endpoint"
 }
 
 # The manager killed while a backlog of 1000 is being mapped.
@@ -134,9 +161,23 @@ crash_in_backlog() {
   kill -9 "$manager_pid"; wait "$manager_pid" 2>/dev/null || true
   start_manager
   wait "$creator"
-  eventually 180 "crash: all 1500 EndpointMappings are Ready after the restart" all_ready 1500
-  expect_eq "crash: 1500 distinct addresses" \
-    "$(k c1 get endpointmappings -o json | jq '[.items[].status.address] | unique | length')" 1500
-  expect_eq "crash: the IpamBlocks hold each endpoint once" "$(shape blocks | cut -d' ' -f3) $(block_entries | jq '[.[][1]] | unique | length')" "1500 1500"
+  # 499 before (one deleted by legacy_migration) and the 1000.
+  eventually 180 "crash: all 1499 EndpointMappings are Ready after the restart" all_ready 1499
+  expect_eq "crash: 1499 distinct addresses" \
+    "$(k c1 get endpointmappings -o json | jq '[.items[].status.address] | unique | length')" 1499
+  expect_eq "crash: the IpamBlocks hold each endpoint once" "$(shape blocks | cut -d' ' -f3) $(block_entries | jq '[.[][1]] | unique | length')" "1499 1499"
   eventually 30 "crash: the NatMappings hold exactly the IPAM's entries" nat_matches_ipam
+
+  # 50 deleted while no manager runs: the restarted one releases what they held.
+  kill -9 "$manager_pid"; wait "$manager_pid" 2>/dev/null || true
+  local gone
+  mapfile -t gone < <(lowest 50)
+  local endpoint_of_first
+  endpoint_of_first=$(k c1 get endpointmapping "${gone[0]}" -o jsonpath='{.spec.endpoint}')
+  k c1 delete endpointmappings "${gone[@]}" --wait=false >/dev/null
+  start_manager
+  eventually 60 "sweep: the 50 deleted while no manager ran are released" bash -c \
+    "[ \"\$(kubectl --kubeconfig $("$TESTBED" kubeconfig c1) get ipamblocks -o json | jq '[.items[].spec.endpointMappings // {} | length] | add')\" = 1449 ]"
+  expect_eq "sweep: among them ${gone[0]}'s endpoint" "$(not_held "$endpoint_of_first" && echo released)" released
+  eventually 30 "sweep: the NatMappings hold exactly the IPAM's entries" nat_matches_ipam
 }

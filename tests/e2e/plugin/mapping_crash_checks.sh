@@ -1,0 +1,84 @@
+# shellcheck shell=bash
+# Endpoint mappings through crashes (issue 27, docs/DATAPATH.md "Endpoint mappings at scale"),
+# sourced by datapath_test.sh (manager_ha_checks.sh's helpers) with c2 and c3 joined to c1. A
+# backlog of FED_E2E_CRASH_MAPPINGS (2 000; the issue's 10 000 is a knob away) EndpointMappings
+# for c2 is posted while c1's managers are scaled to 0, so the managers start with all of it
+# at once; while it is being mapped the leading manager's process is SIGKILLed, then the
+# gateway agent's on c1/node1, and a tenth of the mappings is deleted. Afterwards every mapping
+# is Ready once, no address is given twice, and c1's gateway holds exactly one DNAT rule per
+# mapping: none twice, none of a deleted one.
+
+CRASH_MAPPINGS=${FED_E2E_CRASH_MAPPINGS:-2000}
+
+# crash_manifests FROM TO: EndpointMappings crash-FROM … crash-(TO-1) for c2 (labelled crash=1),
+# endpoints in 10.210.0.0/16, no cluster's pods.
+crash_manifests() {
+  local i
+  for ((i = $1; i < $2; i++)); do
+    printf 'apiVersion: fed.kubectl-fed.io/v1alpha1\nkind: EndpointMapping\nmetadata: {name: crash-%d, labels: {crash: "1"}}\nspec: {clusterID: c2, endpoint: "10.210.%d.%d"}\n---\n' \
+      "$i" $((i / 250)) $((i % 250 + 1))
+  done
+}
+# "<address> <endpoint>" of every Ready crash mapping, sorted.
+crash_ready() {
+  k c1 get endpointmappings -l crash=1 -o json |
+    jq -r '.items[] | select(.status.conditions // [] | any(.type == "Ready" and .status == "True")) | "\(.status.address) \(.spec.endpoint)"' | sort
+}
+# "<address> <endpoint>" of every DNAT rule to 10.210.0.0/16 in c1's gateway, sorted (duplicates kept).
+crash_rules() {
+  "$TESTBED" exec c1 node1 -- iptables-legacy-save -t nat |
+    awk '/-j DNAT --to-destination 10\.210\./ { for (i = 1; i <= NF; i++) { if ($i == "-d") d = $(i + 1); if ($i == "--to-destination") t = $(i + 1) }; sub("/32", "", d); print d, t }' | sort
+}
+crash_live() {
+  k c1 get natmappings -l kubectl-fed.io/cluster-id=c2 -o json |
+    jq '[.items[] | select(.status.observedGeneration == .metadata.generation) | .status.applied] | add // 0'
+}
+live_at_least() { [ "$(crash_live)" -ge "$1" ]; }
+ready_count_is() { [ "$(crash_ready | wc -l)" = "$1" ]; }
+rules_match_mappings() { [ "$(crash_rules)" = "$(crash_ready)" ]; }
+crash_mappings_count_is() { [ "$(k c1 get endpointmappings -l crash=1 -o name | wc -l)" = "$1" ]; }
+all_unmapped() { crash_mappings_count_is 0 && [ -z "$(crash_rules)" ]; }
+gateway_agent_pid() {
+  local want p
+  want=$(stat -L -c %i /run/netns/fedtb-c1-node1)
+  for p in $(pgrep -f 'fed-agent node'); do
+    [ "$(stat -L -c %i "/proc/$p/ns/net" 2>/dev/null)" = "$want" ] && { echo "$p"; return 0; }
+  done
+  return 1
+}
+
+mapping_crashes() {
+  local mode=$1 n=$CRASH_MAPPINGS step s creators=() pid deleted kept
+  k c1 -n kubectl-fed-system scale deployment fed-manager --replicas 0 >/dev/null
+  k c1 -n kubectl-fed-system wait --for=delete pod -l app.kubernetes.io/name=fed-manager --timeout 120s >/dev/null
+  step=$(((n + 3) / 4))
+  for ((s = 0; s < n; s += step)); do
+    crash_manifests "$s" $((s + step < n ? s + step : n)) | k c1 create -f - >/dev/null &
+    creators+=($!)
+  done
+  wait "${creators[@]}"
+  k c1 -n kubectl-fed-system scale deployment fed-manager --replicas 2 >/dev/null
+  eventually 120 "$mode: crash: the backlog of $n is being mapped" bash -c \
+    "[ \"\$(kubectl --kubeconfig $("$TESTBED" kubeconfig c1) get ipamblocks -o json | jq '[.items[].spec.endpointMappings // {} | length] | add // 0')\" -ge $((n / 4)) ]"
+  pid=$(manager_pid "$(leader_pods)") || fail "$mode: crash: no process of the leading manager"
+  kill -9 "$pid"
+  eventually 120 "$mode: crash: the gateway has half of it live" live_at_least $((n / 2))
+  pid=$(gateway_agent_pid) || fail "$mode: crash: no gateway agent process on c1/node1"
+  kill -9 "$pid"
+  deleted=$((n / 10))
+  k c1 delete endpointmappings $(seq -f 'crash-%g' 0 $((deleted - 1))) --wait=false >/dev/null
+  kept=$((n - deleted))
+  eventually 240 "$mode: crash: the $kept mappings left are Ready" ready_count_is "$kept"
+  expect_eq "$mode: crash: $kept distinct addresses" "$(crash_ready | cut -d' ' -f1 | sort -u | wc -l)" "$kept"
+  eventually 30 "$mode: crash: the deleted mappings are gone" crash_mappings_count_is "$kept"
+  eventually 120 "$mode: crash: c1's gateway holds one DNAT rule per mapping, none twice, none of a deleted one" \
+    rules_match_mappings
+  expect_eq "$mode: crash: both managers and the gateway agent run again" \
+    "$(k c1 -n kubectl-fed-system get deploy fed-manager -o jsonpath='{.status.readyReplicas}') $(gateway_agent_pid >/dev/null && echo agent)" "2 agent"
+
+  # Everything unmapped at once (one deletecollection): addresses, blocks and rules go.
+  k c1 delete --raw "/apis/fed.kubectl-fed.io/v1alpha1/endpointmappings?labelSelector=crash%3D1" >/dev/null
+  eventually 180 "$mode: crash: unmapped, c1's gateway holds none of the rules" all_unmapped
+  expect_eq "$mode: crash: no NatMapping of c2 and no IpamBlock entry of the backlog left" \
+    "$(k c1 get natmappings -l kubectl-fed.io/cluster-id=c2 -o name | wc -l) $(k c1 get ipamblocks -o json | jq '[.items[].spec.endpointMappings // {} | keys[] | select(startswith("10.210."))] | length')" "0 0"
+}
