@@ -2,7 +2,9 @@
 # Members leaving without dropping traffic (issue 29, docs/OFFLOAD.md "Leaving"), sourced by
 # datapath_test.sh. Namespace `move` is offloaded to c2 and c3 (strategy Remote); a Deployment of
 # 4 web servers spreads 2 + 2 over them behind a Service on c1, and a client pod on a real node
-# of c1 requests it every 0.2 s (a request not answered within 2 s fails). Then:
+# of c1 requests it every 0.2 s (a request not answered within 2 s fails; a failure's line
+# says when it ended and wget's reason, so a timeout under load and a refused connection differ
+# in the log). Then:
 # - the offloading's selector narrowed to c2: c3's pods move to c2 one at a time before c3's
 #   replica goes, `offload --wait` returns after that, and no request fails; widened again and
 #   the Deployment respread over both;
@@ -93,7 +95,7 @@ YAML
   # runs on a real node of c1, outside move (whose pods the webhook sends to members).
   k c1 -n default run leaveclient --image fed.local/busybox:1 --restart Never \
     --overrides='{"spec":{"nodeName":"node2"}}' --command -- sh -c \
-    "while true; do t=\$(cut -d' ' -f1 /proc/uptime); if timeout 2 wget -q -O /dev/null http://$cip:8080/; then echo ok \$t; else echo fail \$t; fi; sleep 0.2; done" >/dev/null
+    "while true; do t=\$(cut -d' ' -f1 /proc/uptime); if e=\$(timeout 2 wget -q -O /dev/null http://$cip:8080/ 2>&1); then echo ok \$t; else echo fail \$t \$(cut -d' ' -f1 /proc/uptime) \${e:-timed out}; fi; sleep 0.2; done" >/dev/null
   local t_start
   t_start=$(uptime_now)
   eventually 60 "$mode: leaving: the client on c1 is answered through the Service" bash -c \
