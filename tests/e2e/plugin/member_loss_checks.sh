@@ -85,7 +85,10 @@ spec:
         - {maxSkew: 1, topologyKey: kubernetes.io/hostname, whenUnsatisfiable: DoNotSchedule,
            nodeTaintsPolicy: Honor, labelSelector: {matchLabels: {app: both}}}
       containers:
-        - {name: web, image: fed.local/busybox:1, command: [httpd, -f, -p, "8080", -h, /www]}
+        # Ready once it accepts connections, as a real service would say: a backend is healthy
+        # when its probe says so, not when its process starts.
+        - {name: web, image: fed.local/busybox:1, command: [httpd, -f, -p, "8080", -h, /www],
+           readinessProbe: {tcpSocket: {port: 8080}, periodSeconds: 1}}
 YAML
   k c1 -n move expose deployment both --port 8080 >/dev/null
   spread_over_both "$mode: leaving: move/both has 2 ready endpoints on each member"
