@@ -87,13 +87,22 @@ Result<kube::Requeue> EndpointMappingReconciler::reconcile(const kube::Request& 
     // Gone once its other finalizers are; an older release's finalizer is this manager's to
     // take off, after releasing.
     if (!kube::has_finalizer(em, kLegacyEndpointFinalizer)) return kube::Requeue{};
+    {
+      // Not mapped by this manager if it started after the deletion: held now, so that the
+      // release below counts the other holders of the same endpoint like any deletion.
+      std::lock_guard lock(host_.ipam->mutex());
+      hold(request.name, {peer_of(em), endpoint_of(em)});
+    }
     FED_TRY(release(request.name));
-    FED_TRY(unmap(peer_of(em), endpoint_of(em)));
     FED_TRY(
         kube::set_finalizer(*host_.client, mapping_ref(em), em, kLegacyEndpointFinalizer, false));
     return kube::Requeue{};
   }
   return map(em);
+}
+
+void EndpointMappingReconciler::hold(const std::string& name, const Target& target) {
+  if (held_by_.emplace(name, target).second) ++holders_[target];
 }
 
 Status EndpointMappingReconciler::release(const std::string& name) {
@@ -142,9 +151,7 @@ Result<kube::Requeue> EndpointMappingReconciler::map(const json& em) {
   ClusterIpam& ipam = *host_.ipam;
   std::unique_lock lock(ipam.mutex());
   // Recorded first: its deletion releases what it holds, whatever this pass gets to.
-  if (held_by_.emplace(em["metadata"].value("name", ""), Target{peer, endpoint}).second) {
-    ++holders_[{peer, endpoint}];
-  }
+  hold(em["metadata"].value("name", ""), {peer, endpoint});
   auto mapped = ipam.ipam().map_endpoint_ip(peer, endpoint);
   if (!mapped) {
     lock.unlock();

@@ -54,6 +54,8 @@ class EndpointMappingReconciler final : public kube::Reconciler {
   Result<kube::Requeue> map(const nlohmann::json& object);
   // Drops `peer`'s reference to `endpoint` from the IPAM and stores that.
   Status unmap(const std::string& peer, const std::string& endpoint);
+  // Records that EndpointMapping `name` holds `target` (the IPAM's mutex held).
+  void hold(const std::string& name, const std::pair<std::string, std::string>& target);
   // The EndpointMapping `name` is gone: unmaps what it held unless another one holds it too.
   Status release(const std::string& name);
   // Unmaps what the IPAM holds for no EndpointMapping (deleted while no manager ran).
