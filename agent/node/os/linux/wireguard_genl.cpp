@@ -13,7 +13,9 @@
 #include <netlink/netlink.h>
 
 #include <charconv>
+#include <chrono>
 #include <cstring>
+#include <thread>
 
 #include "agent/node/os/linux/nl_common.hpp"
 
@@ -29,6 +31,10 @@ void free_msg(nl_msg* m) {
   nlmsg_free(m);
 }
 using MsgHandle = CHandle<nl_msg, free_msg>;
+
+// How long a port held by an exiting process is waited for (wireguard-go exits within
+// milliseconds of losing its TUN link).
+constexpr auto kPortReleaseWait = std::chrono::seconds(3);
 
 // A generic netlink socket and the family's id, resolved on it.
 struct Family {
@@ -293,14 +299,33 @@ Status set_device(std::string_view interface, const tunnel::UapiSet& set) {
   FED_ASSIGN_OR_RETURN(auto family, open_family());
   const std::string name(interface);
   if (set.private_key || set.listen_port) {
-    FED_ASSIGN_OR_RETURN(auto msg, new_message(family, 0, WG_CMD_SET_DEVICE, interface));
-    if ((set.private_key &&
-         nla_put(msg.get(), WGDEVICE_A_PRIVATE_KEY, set.private_key->bytes.size(),
-                 set.private_key->bytes.data()) < 0) ||
-        (set.listen_port && nla_put_u16(msg.get(), WGDEVICE_A_LISTEN_PORT, *set.listen_port) < 0)) {
-      return fail(ErrorCode::Internal, "netlink: WireGuard device fields do not fit");
+    const std::string what = "set key and port of WireGuard device " + name;
+    // The kernel answers EADDRINUSE (libnl: "Object exists") while another socket holds the
+    // port. Right after a switch from wireguard-go that is the daemon still exiting from the
+    // deletion of its TUN link, so wait for it a little before giving up.
+    const auto deadline = std::chrono::steady_clock::now() + kPortReleaseWait;
+    for (;;) {
+      FED_ASSIGN_OR_RETURN(auto msg, new_message(family, 0, WG_CMD_SET_DEVICE, interface));
+      if ((set.private_key &&
+           nla_put(msg.get(), WGDEVICE_A_PRIVATE_KEY, set.private_key->bytes.size(),
+                   set.private_key->bytes.data()) < 0) ||
+          (set.listen_port &&
+           nla_put_u16(msg.get(), WGDEVICE_A_LISTEN_PORT, *set.listen_port) < 0)) {
+        return fail(ErrorCode::Internal, "netlink: WireGuard device fields do not fit");
+      }
+      int err = nl_send_auto(family.sock.get(), msg.get());
+      if (err >= 0) err = nl_wait_for_ack(family.sock.get());
+      if (err >= 0) break;
+      const bool port_taken = set.listen_port && err == -NLE_EXIST;
+      if (!port_taken) return nl::error(what, err);
+      if (std::chrono::steady_clock::now() >= deadline) {
+        return fail(ErrorCode::Unavailable,
+                    fmt::format("{}: UDP port {} is in use by another socket; free it or choose "
+                                "another --tunnel-port",
+                                what, *set.listen_port));
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
-    FED_TRY(send_and_wait(family, std::move(msg), "set key and port of WireGuard device " + name));
   }
   // One message per peer keeps every message far below any size limit, whatever the number of
   // peers and allowed IPs; the order (removals first) is the set's.
