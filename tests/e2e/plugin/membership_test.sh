@@ -62,6 +62,7 @@ cleanup() {
   fi
   wipe c3; wipe c1
   rm -rf "$work"
+  [ "$rc" = 0 ] || failure_summary
 }
 trap cleanup EXIT
 

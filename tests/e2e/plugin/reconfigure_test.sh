@@ -51,6 +51,7 @@ restore_kubelets() {
 }
 
 restore() {
+  local rc=$?
   set +e
   declare -F podpreset_restore >/dev/null && podpreset_restore >/dev/null 2>&1
   declare -F traffic_restore >/dev/null && traffic_restore >/dev/null 2>&1
@@ -73,6 +74,7 @@ restore() {
     [ "$(policy "$n" 2>/dev/null)" = none ] && ready "$n" || echo "WARN: c2/$n not restored" >&2
   done
   rm -rf "$work"
+  [ "$rc" = 0 ] || failure_summary
 }
 trap restore EXIT
 

@@ -11,6 +11,7 @@ AGENT=${FED_BINARY_DIR:?}/agent/fed-agent
 work=$(mktemp -d)
 manager_pid=""
 cleanup() {
+  local rc=${1:-$?}
   [ -n "$manager_pid" ] && kill "$manager_pid" 2>/dev/null && wait "$manager_pid" 2>/dev/null
   for c in c1 c2; do
     k $c delete federatedclusters --all --wait=false >/dev/null 2>&1 || true
@@ -19,6 +20,7 @@ cleanup() {
     k $c delete -f "$REPO/manifests/crds" --wait=false >/dev/null 2>&1 || true
   done
   rm -rf "$work"
+  [ "$rc" = 0 ] || failure_summary
 }
 trap cleanup EXIT
 
@@ -59,7 +61,7 @@ start_manager() {
   manager_pid=$!
 }
 start_manager
-trap 'echo "--- manager log"; tail -40 "$work/manager.log"; cleanup' EXIT
+trap 'rc=$?; echo "--- manager log"; tail -40 "$work/manager.log"; cleanup "$rc"' EXIT
 
 jp() { k "$1" get "$2" -o "jsonpath=$3" 2>/dev/null; }
 peering_ready() { [ "$(jp "$1" "peering/$2" '{.status.conditions[?(@.type=="NetworkReady")].status}')" = True ]; }
