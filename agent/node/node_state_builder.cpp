@@ -58,7 +58,16 @@ std::string peering_pending_reason(const json& peering) {
 
 namespace {
 
-Result<fabric::Peer> peer_from(const json& peering, const std::vector<json>& nat_mappings,
+// `object`'s member `key` when it is of `type`, else null; reads in place, where json::value
+// would copy the member.
+const json* member(const json& object, std::string_view key, json::value_t type) {
+  if (!object.is_object()) return nullptr;
+  const auto it = object.find(key);
+  return it != object.end() && it->type() == type ? &*it : nullptr;
+}
+
+Result<fabric::Peer> peer_from(const json& peering,
+                               const std::vector<kube::ObjectPtr>& nat_mappings,
                                const std::string& tunnel_interface) {
   const json spec = peering.value("spec", json::object());
   const json status = peering.value("status", json::object());
@@ -90,14 +99,19 @@ Result<fabric::Peer> peer_from(const json& peering, const std::vector<json>& nat
                 what + " spec.peerTunnelAddress: " + endpoint.error().message());
   }
   p.tunnel_endpoint = *endpoint;
-  for (const auto& nm : nat_mappings) {
-    if (nm.value("spec", json::object()).value("clusterID", "") != id) continue;
-    const json mappings = nm["spec"].value("mappings", json::object());
-    for (const auto& [external, endpoint_ip] : mappings.items()) {
+  for (const auto& object : nat_mappings) {
+    const json* nm_spec = member(*object, "spec", json::value_t::object);
+    const json* cluster = nm_spec ? member(*nm_spec, "clusterID", json::value_t::string) : nullptr;
+    if (cluster == nullptr || cluster->get_ref<const std::string&>() != id) continue;
+    const json* mappings = member(*nm_spec, "mappings", json::value_t::object);
+    if (mappings == nullptr) continue;
+    p.nat_mappings.reserve(p.nat_mappings.size() + mappings->size());
+    for (const auto& [external, endpoint_ip] : mappings->items()) {
       auto e = net::Ipv4::parse(external);
-      auto t = net::Ipv4::parse(endpoint_ip.is_string() ? endpoint_ip.get<std::string>() : "");
+      auto t = net::Ipv4::parse(endpoint_ip.is_string() ? endpoint_ip.get_ref<const std::string&>()
+                                                        : std::string_view{});
       if (!e || !t) {
-        return fail(ErrorCode::Invalid, "NatMapping " + nm["metadata"].value("name", "") +
+        return fail(ErrorCode::Invalid, "NatMapping " + (*object)["metadata"].value("name", "") +
                                             " spec.mappings." + external +
                                             ": not an IPv4 address pair");
       }

@@ -14,6 +14,7 @@
 #include "agent/node/tunnel/vxlan_tunnel.hpp"
 #include "shared/fedapi/cluster_info.hpp"
 #include "shared/fedapi/names.hpp"
+#include "shared/kube/object_store.hpp"
 #include "shared/result/result.hpp"
 
 namespace fed::federation {
@@ -23,11 +24,13 @@ inline constexpr std::string_view kTunnelInterface = "fed.wg";
 
 struct NodeStateInputs {
   ClusterInfo self;
-  std::string node_name;                     // the node this agent runs on
-  std::optional<net::Cidr> external_cidr;    // IpamState spec.externalCIDR, once the manager ran
-  std::vector<nlohmann::json> nodes;         // Node objects
-  std::vector<nlohmann::json> peerings;      // Peering objects of this cluster
-  std::vector<nlohmann::json> nat_mappings;  // NatMapping objects of this cluster
+  std::string node_name;                   // the node this agent runs on
+  std::optional<net::Cidr> external_cidr;  // IpamState spec.externalCIDR, once the manager ran
+  std::vector<nlohmann::json> nodes;       // Node objects
+  std::vector<nlohmann::json> peerings;    // Peering objects of this cluster
+  // NatMapping objects of this cluster, shared with the informer's cache: a gateway holds tens
+  // of thousands of entries, which a copy per pass would cost more than the kernel's commit.
+  std::vector<kube::ObjectPtr> nat_mappings;
   std::string tunnel_interface = std::string(kTunnelInterface);  // Peerings of backend wireguard
   std::string vxlan_tunnel_interface = std::string(tunnel::kVxlanTunnelInterface);  // vxlan
   // The gateway ConfigMap as it is published now (none, or unreadable: publish again).

@@ -53,16 +53,23 @@ NodeStateInputs inputs(const std::string& self_node) {
   return in;
 }
 
+kube::ObjectPtr nat_mapping(const std::string& name, const std::string& peer, json mappings) {
+  return std::make_shared<const json>(
+      json{{"metadata", {{"name", name}}},
+           {"spec", {{"clusterID", peer}, {"mappings", std::move(mappings)}}}});
+}
+
 }  // namespace
 
 TEST_CASE("a Peering with remapped networks becomes a datapath peer") {
   auto in = inputs("node1");
   in.peerings = {peering("c2", true, true)};
-  in.nat_mappings = {json{{"metadata", {{"name", "c2"}}},
-                          {"spec",
-                           {{"clusterID", "c2"},
-                            {"externalCIDR", "10.0.0.0/16"},
-                            {"mappings", {{"10.0.0.9", "10.1.3.4"}, {"10.0.0.5", "10.1.7.7"}}}}}}};
+  in.nat_mappings = {std::make_shared<const json>(
+      json{{"metadata", {{"name", "c2"}}},
+           {"spec",
+            {{"clusterID", "c2"},
+             {"externalCIDR", "10.0.0.0/16"},
+             {"mappings", {{"10.0.0.9", "10.1.3.4"}, {"10.0.0.5", "10.1.7.7"}}}}}})};
   auto st = build_node_state(in);
   REQUIRE(st);
   CHECK(st->gateway_node == "node1");
@@ -136,6 +143,42 @@ TEST_CASE("a malformed object is Invalid and named") {
   REQUIRE_FALSE(st);
   CHECK(st.error().code() == ErrorCode::Invalid);
   CHECK(st.error().message().find("Peering c2 status.remotePodCIDR") != std::string::npos);
+}
+
+TEST_CASE("a peer's NatMappings: its blocks merged and deduplicated, other peers' left out") {
+  auto in = inputs("node1");
+  in.peerings = {peering("c2", true, true)};
+  in.nat_mappings = {
+      nat_mapping("c2.10-0-0-0-24", "c2", {{"10.0.0.9", "10.1.3.4"}, {"10.0.0.5", "10.1.7.7"}}),
+      nat_mapping("c2.10-0-1-0-24", "c2", {{"10.0.1.1", "10.1.3.5"}}),
+      // The older release's single object, still there while the manager moves it to blocks.
+      nat_mapping("c2", "c2", {{"10.0.0.9", "10.1.3.4"}}),
+      nat_mapping("c3.10-0-0-0-24", "c3", {{"10.0.0.7", "10.1.3.6"}}),
+      std::make_shared<const json>(json{{"metadata", {{"name", "no-spec"}}}}),
+  };
+  auto st = build_node_state(in);
+  REQUIRE(st);
+  REQUIRE(st->peers.size() == 1);
+  const auto& m = st->peers[0].nat_mappings;
+  REQUIRE(m.size() == 3);
+  CHECK(m[0].external_ip.str() == "10.0.0.5");
+  CHECK(m[1].external_ip.str() == "10.0.0.9");
+  CHECK(m[2].external_ip.str() == "10.0.1.1");
+  CHECK(m[2].endpoint_ip.str() == "10.1.3.5");
+}
+
+TEST_CASE("a NatMapping entry that is no address pair is Invalid and named") {
+  auto in = inputs("node1");
+  in.peerings = {peering("c2", true, true)};
+  for (const json& bad :
+       {json{{"10.0.0.9", "not-an-ip"}}, json{{"10.0.0.9", 7}}, json{{"10.0.0.300", "10.1.3.4"}}}) {
+    in.nat_mappings = {nat_mapping("c2.10-0-0-0-24", "c2", bad)};
+    auto st = build_node_state(in);
+    REQUIRE_FALSE(st);
+    CHECK(st.error().code() == ErrorCode::Invalid);
+    CHECK(st.error().message().find("NatMapping c2.10-0-0-0-24 spec.mappings.10.0.0.") !=
+          std::string::npos);
+  }
 }
 
 }  // namespace fed::federation
