@@ -89,10 +89,18 @@ Result<system_clock::time_point> parse_rfc3339(std::string_view text) {
   }
   if (p != text.size()) return bad(text, "trailing characters");
 
-  const auto local = std::chrono::sys_days{ymd} + std::chrono::hours(*hour) +
-                     std::chrono::minutes(*minute) + std::chrono::seconds(*second) +
-                     std::chrono::nanoseconds(nanos);
-  return std::chrono::time_point_cast<system_clock::duration>(local - offset);
+  // In seconds first: years 0000-9999 fit, while system_clock's nanoseconds span only
+  // 1678-2262, where an expiry such as 9999-12-31 would overflow. Such instants saturate.
+  const std::chrono::sys_seconds utc = std::chrono::sys_days{ymd} + std::chrono::hours(*hour) +
+                                       std::chrono::minutes(*minute) +
+                                       std::chrono::seconds(*second) - offset;
+  using Seconds = std::chrono::seconds;
+  const auto latest = std::chrono::floor<Seconds>(system_clock::time_point::max()) - Seconds(1);
+  const auto earliest = std::chrono::ceil<Seconds>(system_clock::time_point::min()) + Seconds(1);
+  if (utc > latest) return system_clock::time_point::max();
+  if (utc < earliest) return system_clock::time_point::min();
+  return std::chrono::time_point_cast<system_clock::duration>(utc) +
+         std::chrono::duration_cast<system_clock::duration>(std::chrono::nanoseconds(nanos));
 }
 
 namespace {

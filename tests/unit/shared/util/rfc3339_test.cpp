@@ -59,3 +59,20 @@ TEST_CASE("parse_rfc3339 rejects malformed timestamps with the reason") {
   CHECK(err("2024-05-01T12:00:00Zjunk").find("trailing characters") != std::string::npos);
   CHECK(err("").find("bad year") != std::string::npos);
 }
+
+// Found by the scalars fuzz target: years outside system_clock's span overflowed its
+// nanoseconds (signed overflow, UB) instead of parsing.
+TEST_CASE("parse_rfc3339 saturates instants system_clock cannot hold") {
+  using std::chrono::system_clock;
+  auto never = parse_rfc3339("9999-12-31T23:59:59Z");
+  REQUIRE(never);
+  CHECK(*never == system_clock::time_point::max());
+  auto ancient = parse_rfc3339("0001-01-01T00:00:00.5-23:59");
+  REQUIRE(ancient);
+  CHECK(*ancient == system_clock::time_point::min());
+  // The edges of the span still parse exactly.
+  auto late = parse_rfc3339("2262-04-11T00:00:00Z");
+  REQUIRE(late);
+  CHECK(*late < system_clock::time_point::max());
+  CHECK(format_rfc3339(*late) == "2262-04-11T00:00:00Z");
+}
