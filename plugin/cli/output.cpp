@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <ostream>
 
+#include "shared/util/json_text.hpp"
+
 namespace fed::plugin {
 
 Output::Output(std::ostream& out, std::ostream& err, OutputFormat format, Progress progress)
@@ -61,7 +63,7 @@ std::string render_table(const Table& table) {
 }
 
 std::string to_json_text(const nlohmann::json& value) {
-  return value.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  return util::json_text(value, 2) + "\n";
 }
 
 }  // namespace fed::plugin

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "plugin/reconfigure/reconfigure_features.hpp"
+#include "shared/util/json_text.hpp"
 #include "shared/util/strings.hpp"
 
 namespace fed::plugin {
@@ -33,8 +34,9 @@ std::string known_keys() {
 // A value as --set text: strings as they are, numbers and booleans as JSON.
 Result<std::string> scalar_text(const std::string& key, const json& value) {
   if (value.is_string()) return value.get<std::string>();
-  if (value.is_boolean() || value.is_number()) return value.dump();
-  return invalid("spec." + key + ": expected a string, number or boolean, got " + value.dump());
+  if (value.is_boolean() || value.is_number()) return util::json_text(value);
+  return invalid("spec." + key + ": expected a string, number or boolean, got " +
+                 util::json_text(value));
 }
 
 Status read_kubelet(const json& kubelet, std::vector<std::string>& items) {
@@ -99,13 +101,29 @@ Status read_setting(const std::string& key, const json& value, FeatureConfigSpec
 }  // namespace
 
 Result<FeatureConfigSpec> read_feature_config(const json& doc) {
-  if (doc.value("kind", "") != "FeatureConfig") {
-    return invalid("expected kind FeatureConfig (apiVersion fed.kubectl-fed.io/v1alpha1), got \"" +
-                   doc.value("kind", "") + "\"");
+  // Any YAML document comes here (-f FILE): a scalar, a list, or fields of the wrong type must
+  // be refused by name, never reach json's type errors.
+  if (!doc.is_object()) {
+    return invalid("expected a FeatureConfig document (a map), got a " +
+                   std::string(doc.type_name()));
+  }
+  const auto kind = doc.find("kind");
+  if (kind == doc.end() || !kind->is_string() || *kind != "FeatureConfig") {
+    return invalid("expected kind FeatureConfig (apiVersion fed.kubectl-fed.io/v1alpha1), got " +
+                   (kind == doc.end() ? std::string("none") : util::json_text(*kind)));
   }
   FeatureConfigSpec out;
   out.document = doc;
-  out.name = doc.value("metadata", json::object()).value("name", "");
+  const auto metadata = doc.find("metadata");
+  if (metadata != doc.end() && metadata->is_object()) {
+    const auto name = metadata->find("name");
+    if (name != metadata->end() && !name->is_string()) {
+      return invalid("metadata.name: expected a string, got " + util::json_text(*name));
+    }
+    if (name != metadata->end()) out.name = name->get<std::string>();
+  } else if (metadata != doc.end() && !metadata->is_null()) {
+    return invalid("metadata: expected a map");
+  }
   const json spec = doc.value("spec", json::object());
   if (!spec.is_object()) return invalid("spec: expected a map");
   std::vector<std::string> features;
@@ -116,7 +134,7 @@ Result<FeatureConfigSpec> read_feature_config(const json& doc) {
       FED_TRY(read_setting(key, value, out));
     } else if (is_feature(key)) {
       if (!value.is_boolean()) return invalid("spec." + key + ": expected true or false");
-      features.push_back(key + "=" + value.dump());
+      features.push_back(key + "=" + util::json_text(value));
     } else {
       return invalid("spec." + key + ": unknown; expected one of " + known_keys());
     }

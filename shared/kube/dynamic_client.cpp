@@ -2,13 +2,15 @@
 
 #include <utility>
 
+#include "shared/util/json_text.hpp"
+
 namespace fed::kube {
 namespace {
 
 constexpr std::int64_t kDefaultPageSize = 500;
 
 std::string dump(const nlohmann::json& j) {
-  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  return util::json_text(j);
 }
 
 ApiError invalid(std::string message) {

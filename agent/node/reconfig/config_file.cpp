@@ -1,6 +1,7 @@
 #include "agent/node/reconfig/config_file.hpp"
 
 #include "shared/fedapi/manifest.hpp"
+#include "shared/util/json_text.hpp"
 #include "shared/util/strings.hpp"
 #include "shared/util/yaml_text.hpp"
 
@@ -15,7 +16,7 @@ Result<KubeletConfigText> parse_kubelet_config(std::string_view text, std::strin
                                          std::to_string(docs.size()));
   }
   nlohmann::json& config = docs.front();
-  if (!config.is_object() || config.value("kind", "") != "KubeletConfiguration") {
+  if (util::string_field(config, "kind") != "KubeletConfiguration") {
     return Error(ErrorCode::Invalid,
                  std::string(source) +
                      ": not a KubeletConfiguration (kind is missing or different); point "
@@ -28,7 +29,7 @@ Result<KubeletConfigText> parse_kubelet_config(std::string_view text, std::strin
 }
 
 std::string render_kubelet_config(const nlohmann::json& config, ConfigFormat format) {
-  if (format == ConfigFormat::Json) return config.dump(2) + "\n";
+  if (format == ConfigFormat::Json) return util::json_text(config, 2) + "\n";
   return util::to_yaml_text(config);
 }
 

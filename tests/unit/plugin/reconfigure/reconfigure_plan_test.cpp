@@ -132,6 +132,15 @@ spec:
 
   CHECK(invalid_message(o, "kind: ConfigMap\n").find("expected kind FeatureConfig") !=
         std::string::npos);
+  // Found by the manifests fuzz target: a document of the wrong shape or field types was a
+  // json type_error (and a kind that is not UTF-8 one more, from quoting it).
+  CHECK(invalid_message(o, "- a\n- b\n").find("document 1 is not a mapping") != std::string::npos);
+  CHECK(invalid_message(o, "kind:\n").find("expected kind FeatureConfig") != std::string::npos);
+  CHECK(invalid_message(o, "kind: 7\n").find("got 7") != std::string::npos);
+  CHECK(invalid_message(o, "kind: \"\xc1\xc1\"\n").find("expected kind FeatureConfig") !=
+        std::string::npos);
+  CHECK(invalid_message(o, "kind: FeatureConfig\nmetadata: {name: [x]}\nspec: {maxPods: 5}\n")
+            .find("metadata.name: expected a string") != std::string::npos);
   CHECK(invalid_message(o, "kind: FeatureConfig\nspec: {}\n").find("spec: nothing to change") !=
         std::string::npos);
   // A file's field is named as the file's, not as a --set flag the user did not give.

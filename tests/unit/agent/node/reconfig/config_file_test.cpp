@@ -110,6 +110,11 @@ TEST_CASE("anything but one KubeletConfiguration document is refused, naming the
         std::string::npos);
   CHECK(parse_error("maxPods: 110\n").find("--kubelet-config") != std::string::npos);
   CHECK(parse_error("kind: [unclosed\n").find("not valid YAML") != std::string::npos);
+  // Found by the manifests fuzz target: a kind that is no string was a json type_error.
+  CHECK(parse_error("kind: &k\nmaxPods: 1\n").find("not a KubeletConfiguration") !=
+        std::string::npos);
+  CHECK(parse_error("kind: [KubeletConfiguration]\n").find("not a KubeletConfiguration") !=
+        std::string::npos);
   parse_error("- kind: KubeletConfiguration\n");  // a list, not a mapping
 }
 
