@@ -30,7 +30,12 @@ Result<std::string> base64_decode(std::string_view text) {
   if (n < 0) return fail(ErrorCode::Invalid, "invalid base64 text");
   // EVP_DecodeBlock keeps the bytes padding stands for; drop one per '='.
   std::size_t len = static_cast<std::size_t>(n);
-  for (std::size_t i = text.size(); i > 0 && text[i - 1] == '='; --i) --len;
+  // At most two '=' are padding; more (or padding where data should be) is not base64, and
+  // counting them all underflowed `len` (found by the etcd_answers fuzz target: "====").
+  std::size_t padding = 0;
+  for (std::size_t i = text.size(); i > 0 && text[i - 1] == '='; --i) ++padding;
+  if (padding > 2 || padding > len) return fail(ErrorCode::Invalid, "invalid base64 padding");
+  len -= padding;
   out.resize(len);
   return out;
 }
