@@ -89,11 +89,6 @@ bool has_ca_bundle(const json& configuration) {
 
 }  // namespace
 
-const std::vector<std::string_view>& cluster_features() {
-  static const std::vector<std::string_view> kFeatures = {kPodPresetFeature};
-  return kFeatures;
-}
-
 Result<std::vector<json>> feature_objects(std::string_view name, const std::string& image) {
   const FeatureObjects* f = objects_of(name);
   if (f == nullptr) return fail(ErrorCode::Invalid, "unknown feature " + std::string(name));

@@ -18,8 +18,12 @@ namespace fed::plugin {
 
 inline constexpr std::string_view kPodPresetFeature = "podPreset";
 
-// The features `reconfigure --set NAME=true` and FeatureConfig spec.NAME know.
-const std::vector<std::string_view>& cluster_features();
+// The features `reconfigure --set NAME=true` and FeatureConfig spec.NAME know. Inline: the
+// FeatureConfig reader (and its fuzz target) needs the names, not the installer.
+inline const std::vector<std::string_view>& cluster_features() {
+  static const std::vector<std::string_view> kFeatures = {kPodPresetFeature};
+  return kFeatures;
+}
 
 struct FeatureState {
   std::string name;

@@ -76,9 +76,11 @@ void to_json(nlohmann::json& j, const DeploymentReplicationStatus& status) {
 void from_json(const nlohmann::json& j, DeploymentReplicationStatus& status) {
   status.current_deployment.clear();
   const nlohmann::json current = read_object(j, "currentDeployment");
-  for (const auto& [name, entry] : current.items()) {
-    status.current_deployment[name] =
-        within("currentDeployment." + name, [&] { return entry.get<ReplicaStatus>(); });
+  for (const auto& item : current.items()) {
+    // Not a structured binding: clang before 16 cannot capture one in a lambda (the fuzz preset).
+    const nlohmann::json& entry = item.value();
+    status.current_deployment[item.key()] =
+        within("currentDeployment." + item.key(), [&] { return entry.get<ReplicaStatus>(); });
   }
   status.conditions = read_conditions(j);
   status.observed_generation = read_int(j, "observedGeneration");

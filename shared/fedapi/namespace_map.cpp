@@ -49,7 +49,10 @@ void to_json(nlohmann::json& j, const NamespaceMapStatus& status) {
 void from_json(const nlohmann::json& j, NamespaceMapStatus& status) {
   status.current_mapping.clear();
   const nlohmann::json current = read_object(j, "currentMapping");
-  for (const auto& [local, entry] : current.items()) {
+  for (const auto& item : current.items()) {
+    // Not a structured binding: clang before 16 cannot capture one in a lambda (the fuzz preset).
+    const std::string& local = item.key();
+    const nlohmann::json& entry = item.value();
     status.current_mapping[local] = within("currentMapping." + local, [&] {
       if (!entry.is_object()) {
         throw FieldError("must be an object, not " + std::string(entry.type_name()));

@@ -104,7 +104,10 @@ void from_json(const nlohmann::json& j, NamespaceOffloadingStatus& status) {
   if (!phase.empty()) status.offloading_phase = enum_from_name(kPhases, "offloadingPhase", phase);
   status.remote_namespaces_conditions.clear();
   const nlohmann::json by_cluster = read_object(j, "remoteNamespacesConditions");
-  for (const auto& [cluster, list] : by_cluster.items()) {
+  for (const auto& item : by_cluster.items()) {
+    // Not a structured binding: clang before 16 cannot capture one in a lambda (the fuzz preset).
+    const std::string& cluster = item.key();
+    const nlohmann::json& list = item.value();
     status.remote_namespaces_conditions[cluster] =
         within("remoteNamespacesConditions." + cluster, [&] {
           return read_conditions(nlohmann::json{{"conditions", list}});
