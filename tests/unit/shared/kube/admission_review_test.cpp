@@ -50,6 +50,25 @@ TEST_CASE("admission review: anything else is Invalid, saying what is wrong") {
   json no_object = review();
   no_object["request"].erase("object");
   CHECK(message(no_object).find("not for a Pod object") != std::string::npos);
+  // Found by the api_stream fuzz target: fields of another type were json type_errors (the
+  // webhook answered 500 from its exception handler instead of 400).
+  json odd = review();
+  odd["request"]["kind"] = {{"kind", {{"not", "a string"}}}};
+  CHECK(message(odd).find("not for a Pod object") != std::string::npos);
+  odd = review();
+  odd["request"]["uid"] = 7;
+  CHECK(message(odd).find("request.uid") != std::string::npos);
+  odd = review();
+  odd["request"]["dryRun"] = "yes";
+  CHECK(message(odd).find("request.dryRun must be true or false") != std::string::npos);
+  odd = review();
+  odd["kind"] = json::array();
+  CHECK(message(odd) == "not an AdmissionReview request");
+  odd = review();
+  odd["request"]["namespace"] = 1;
+  auto lenient = parse_admission_request(odd, "Pod");
+  REQUIRE(lenient);
+  CHECK(lenient->ns.empty());
 }
 
 TEST_CASE("admission review: the answer echoes the apiVersion and the uid") {
