@@ -4,6 +4,7 @@
 
 #include "plugin/connect/cluster_facts.hpp"
 #include "plugin/manifests/render.hpp"
+#include "shared/util/json_text.hpp"
 #include "shared/util/strings.hpp"
 
 namespace fed::plugin {
@@ -70,9 +71,17 @@ std::vector<std::string> agent_findings(const std::vector<PathNode>& path,
     const std::string where = hop.cluster + "/" + hop.node;
     const auto pods = agent_pods.find(hop.cluster);
     const auto events = node_events.find(hop.cluster);
-    const std::string failure =
-        events == node_events.end() ? "" : latest_failure(events->second, hop.node, since);
     const json* pod = pods == agent_pods.end() ? nullptr : agent_on(pods->second, hop.node);
+    // An agent that is not Ready now fails for the reason of its newest failure since it
+    // started, which is often before the probe: its passes back off after each failure, so
+    // the last one can be a minute old. A Ready agent's old failures are not this probe's.
+    std::string failures_since = since;
+    if (pod != nullptr && !ready_condition(*pod)) {
+      const std::string started(util::string_field((*pod)["status"], "startTime"));
+      if (!started.empty()) failures_since = std::min(failures_since, started);
+    }
+    const std::string failure =
+        events == node_events.end() ? "" : latest_failure(events->second, hop.node, failures_since);
     if (pod == nullptr) {
       out.push_back(where + ": no fed-agent pod (is the DaemonSet kept off the node?)");
     } else if (!ready_condition(*pod)) {

@@ -93,6 +93,22 @@ TEST_CASE("a failed probe names the path nodes whose agent has not converged or 
         "c1/node1: DatapathFailed: node node1 datapath: replace route 10.0.2.0/23: Network is "
         "down");
 
+  // Not Ready since before the probe, its agent backing off: the failure it recorded after its
+  // start and before the probe is still the reason (the e2e check once missed it).
+  pods["c2"]["items"][1]["status"]["startTime"] = "2026-11-26T02:30:00Z";
+  events["c2"] =
+      list_of({node_event("node2", "Warning", "DatapathFailed", "2026-11-26T02:45:00Z"),
+               node_event("node2", "Warning", "DatapathFailed", "2026-11-26T02:10:00Z")});
+  const auto backing_off = agent_findings({{"c2", "node2"}}, pods, events, "2026-11-26T03:00:00Z");
+  REQUIRE(backing_off.size() == 1);
+  CHECK(backing_off[0].find("not Ready, its datapath has not converged (DatapathFailed: ") !=
+        std::string::npos);
+  // What it recorded before it started (an earlier pod's) is not its reason.
+  events["c2"] =
+      list_of({node_event("node2", "Warning", "DatapathFailed", "2026-11-26T02:10:00Z")});
+  CHECK(agent_findings({{"c2", "node2"}}, pods, events, "2026-11-26T03:00:00Z")[0] ==
+        "c2/node2: fed-agent fed-agent-node2 not Ready, its datapath has not converged");
+
   pods["c1"]["items"].erase(1);
   const auto missing = agent_findings({{"c1", "node2"}}, pods, {}, "2026-11-26T03:00:00Z");
   REQUIRE(missing.size() == 1);
