@@ -61,7 +61,21 @@ EndpointMappingReconciler::EndpointMappingReconciler(HostCluster host, kube::Inf
     : host_(std::move(host)),
       mappings_(mappings),
       nat_mappings_(nat_mappings),
-      nat_commit_([this] { return write_nat_mappings(); }) {}
+      nat_commit_([this] { return write_nat_mappings(); }) {
+  mappings_.add_handlers({[this](const kube::ObjectPtr& o) { count_live(*o, +1); },
+                          [this](const kube::ObjectPtr& before, const kube::ObjectPtr& now) {
+                            count_live(*before, -1);
+                            count_live(*now, +1);
+                          },
+                          [this](const kube::ObjectPtr& o) { count_live(*o, -1); }});
+}
+
+void EndpointMappingReconciler::count_live(const json& object, int delta) {
+  if (object["metadata"].contains("deletionTimestamp")) return;
+  std::lock_guard lock(live_mu_);
+  const Target target{peer_of(object), endpoint_of(object)};
+  if ((live_[target] += delta) <= 0) live_.erase(target);
+}
 
 std::vector<kube::Request> EndpointMappingReconciler::nat_mapping_request(const json& nm) {
   return {kube::Request{std::string(kNatMappingKey), nm["metadata"].value("name", "")}};
@@ -115,6 +129,10 @@ Status EndpointMappingReconciler::release(const std::string& name) {
     held_by_.erase(held);
     if (--holders_[target] > 0) return ok();  // another EndpointMapping maps it too
     holders_.erase(target);
+  }
+  {
+    std::lock_guard lock(live_mu_);
+    if (live_.contains(target)) return ok();  // another one, not reconciled yet, maps it too
   }
   return unmap(target.first, target.second);
 }

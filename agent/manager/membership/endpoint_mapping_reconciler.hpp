@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <map>
+#include <mutex>
 #include <set>
 #include <string>
 
@@ -56,8 +57,12 @@ class EndpointMappingReconciler final : public kube::Reconciler {
   Status unmap(const std::string& peer, const std::string& endpoint);
   // Records that EndpointMapping `name` holds `target` (the IPAM's mutex held).
   void hold(const std::string& name, const std::pair<std::string, std::string>& target);
-  // The EndpointMapping `name` is gone: unmaps what it held unless another one holds it too.
+  // The EndpointMapping `name` is gone: unmaps what it held unless another one holds it too,
+  // or another live one names the same target (held once reconciled).
   Status release(const std::string& name);
+  // Counts `object`'s target among the live EndpointMappings (delta +1 or -1); one being
+  // deleted counts no more.
+  void count_live(const nlohmann::json& object, int delta);
   // Unmaps what the IPAM holds for no EndpointMapping (deleted while no manager ran).
   Result<kube::Requeue> sweep();
   // Whether the stored NatMapping of (peer, block) differs from the IPAM; marks it if so.
@@ -83,6 +88,11 @@ class EndpointMappingReconciler final : public kube::Reconciler {
   using Target = std::pair<std::string, std::string>;
   std::map<std::string, Target> held_by_;
   std::map<Target, int> holders_;
+  // The live EndpointMappings per target, from the informer's events, so exact from the start:
+  // after a restart, a deletion reconciled before another holder's first reconcile must not
+  // unmap the endpoint they share. Guarded by live_mu_ (the informer's thread writes it).
+  std::map<Target, int> live_;
+  std::mutex live_mu_;
   std::map<std::string, std::int64_t> written_generation_;
   util::GroupCommit nat_commit_;
 };
