@@ -1,5 +1,8 @@
 #include "plugin/connect/leader_connection.hpp"
 
+#include <charconv>
+#include <optional>
+
 #include "shared/fedapi/cluster_info.hpp"
 #include "shared/fedapi/names.hpp"
 #include "shared/kube/kubeconfig.hpp"
@@ -25,6 +28,27 @@ Result<std::vector<std::string>> candidate_contexts(const GlobalOptions& global,
     if (name != leader && name != global.context) names.push_back(name);
   }
   return names;
+}
+
+struct NamedLeader {
+  std::string host;
+  std::uint64_t epoch = 0;
+};
+
+// The elected leader a host's fed-leader names; nullopt when it names none (no fed-leader, one
+// manager without election, nobody leading) or cannot be read.
+std::optional<NamedLeader> leader_named_by(kube::DynamicClient& client) {
+  auto cm = client.get(federation::configmap_ref(fedapi::kLeaderConfigMap));
+  if (!cm) return std::nullopt;
+  const json data = cm->value("data", json::object());
+  const std::string host = data.value("host", ""), epoch = data.value("epoch", "");
+  if (data.value("role", "").empty() || host.empty() || data.value("holder", "None") == "None") {
+    return std::nullopt;
+  }
+  NamedLeader named{host};
+  const auto parsed = std::from_chars(epoch.data(), epoch.data() + epoch.size(), named.epoch);
+  if (parsed.ec != std::errc() || parsed.ptr != epoch.data() + epoch.size()) return std::nullopt;
+  return named;
 }
 
 }  // namespace
@@ -110,6 +134,23 @@ Status check_still_leading(const HostConnection& host) {
                                           "leads; run this on " +
                                           seen->host + " (--context <a context for " + seen->host +
                                           ">)");
+}
+
+Status follow_leader(const GlobalOptions& global, HostConnection& host, std::ostream& notes,
+                     std::span<kube::DynamicClient* const> witnesses) {
+  auto newest = leader_named_by(*host.client);
+  for (kube::DynamicClient* witness : witnesses) {
+    auto seen = leader_named_by(*witness);
+    if (seen && (!newest || seen->epoch > newest->epoch)) newest = std::move(seen);
+  }
+  if (!newest || newest->host == host.cluster_id) return ok();
+  FED_ASSIGN_OR_RETURN(auto there, connect_host_named(global, newest->host));
+  notes << "the federation's leader moved from host " << host.cluster_id << " to host "
+        << newest->host << " (epoch " << newest->epoch << "): following it (context "
+        << there.context << ")\n";
+  there.host.replicated = true;
+  host = std::move(there.host);
+  return ok();
 }
 
 }  // namespace fed::plugin

@@ -8,6 +8,7 @@
 // leader's host, since only the leading manager serves them.
 
 #include <ostream>
+#include <span>
 #include <string>
 
 #include "plugin/cli/global_options.hpp"
@@ -53,5 +54,15 @@ Result<HostConnection> connect_leading_host(const GlobalOptions& global);
 // waits for is not served there any more, so waiting on is pointless. OK while it still leads,
 // while nobody leads (it may win again) and when its fed-leader cannot be read.
 Status check_still_leading(const HostConnection& host);
+
+// For a command waiting on what the leading manager reports on its own host (a
+// FederationHost's status): once another host leads, `host` becomes that host (reached as
+// connect_host_named() does) and one line on `notes` says so. Who leads is the newest epoch
+// named by the fed-leader of `host` or of a `witness` (another host of the federation): a host
+// whose managers are gone keeps publishing nothing, so its own fed-leader can stay stale.
+// Unchanged while nobody names a newer leader; connect_host_named()'s error when the new
+// leader's host cannot be reached.
+Status follow_leader(const GlobalOptions& global, HostConnection& host, std::ostream& notes,
+                     std::span<kube::DynamicClient* const> witnesses = {});
 
 }  // namespace fed::plugin

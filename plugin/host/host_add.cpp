@@ -112,12 +112,28 @@ Status run_host_add(const GlobalOptions& global, const HostOptions& o, Output& o
   FED_TRY(register_host(*first.client, member, out));
   const auto ref = fedapi::ref(fedapi::kFederationHost, o.name);
   FED_TRY(wait_committed(first, ref, out));
+  // The FederationHost as the leading manager reports it, on the leader's host. Leadership can
+  // move meanwhile (a member added to the federation etcd can cost a loaded etcd leader its
+  // term, and the manager its lease), and a new leader reports on its own host only.
+  const auto leader_report = [&]() -> Result<std::optional<json>> {
+    // The new host's managers follow the leader as soon as they run, whatever first's do.
+    kube::DynamicClient* const witnesses[] = {added.client.get()};
+    if (auto followed = follow_leader(global, first, out.err(), witnesses); !followed) {
+      return Unexpected(followed.error());
+    }
+    auto h = first.client->get(ref);
+    if (!h && h.error().is_not_found()) return std::optional<json>();
+    if (!h) return fail(h.error().code(), h.error().to_error().message());
+    return std::optional<json>(std::move(*h));
+  };
   std::string initial_cluster, member_id;
   FED_TRY(poll_until(
       [&]() -> PollResult {
-        auto h = first.client->get(ref);
-        if (!h) return fail(h.error().code(), h.error().to_error().message());
-        const json status = h->value("status", json::object());
+        auto h = leader_report();
+        if (!h) return still_waiting(h.error().message());
+        if (!*h)
+          return still_waiting("the leader on " + first.cluster_id + " has not restored it yet");
+        const json status = (*h)->value("status", json::object());
         initial_cluster = status.value("initialCluster", "");
         member_id = status.value("memberID", "");
         if (status.value("phase", "Adding") == "Adding" ||
@@ -137,12 +153,15 @@ Status run_host_add(const GlobalOptions& global, const HostOptions& o, Output& o
   FED_TRY(label_gateway(*added.client, nodes, {gateway, o.gateway_address}));
   FED_TRY(poll_until(
       [&]() -> PollResult {
-        auto h = first.client->get(ref);
-        if (!h) return fail(h.error().code(), h.error().to_error().message());
-        if (ready_status(*h) == "True") return poll_done();
-        const auto conditions = fedapi::read_conditions(h->value("status", json::object()));
+        auto h = leader_report();
+        if (!h) return still_waiting(h.error().message());
+        if (!*h)
+          return still_waiting("the leader on " + first.cluster_id + " has not restored it yet");
+        const json& host = **h;
+        if (ready_status(host) == "True") return poll_done();
+        const auto conditions = fedapi::read_conditions(host.value("status", json::object()));
         const fedapi::Condition* ready = fedapi::find_condition(conditions, "Ready");
-        return still_waiting(h->value("status", json::object()).value("phase", "Adding") + ": " +
+        return still_waiting(host.value("status", json::object()).value("phase", "Adding") + ": " +
                              (ready ? ready->message : "no report yet"));
       },
       o.timeout, "the etcd member of " + o.name + " to start and be promoted",

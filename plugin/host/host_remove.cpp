@@ -58,6 +58,10 @@ Status run_host_remove(const GlobalOptions& global, const HostOptions& o, Output
   }
   FED_TRY(poll_until(
       [&]() -> PollResult {
+        // Removing a member can move the leadership: the new leader reports on its own host.
+        if (auto followed = follow_leader(global, first, out.err()); !followed) {
+          return still_waiting(followed.error().message());
+        }
         auto h = first.client->get(ref);
         if (!h && h.error().is_not_found()) return poll_done();
         if (!h) return fail(h.error().code(), h.error().to_error().message());

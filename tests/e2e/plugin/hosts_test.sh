@@ -32,7 +32,9 @@ on_exit() {
       echo "--- $c: kubectl-fed-system"
       k "$c" --request-timeout=10s -n kubectl-fed-system get pods -o wide 2>&1 | tail -n 8 || true
       case $c in c4 | c5) continue ;; esac  # members: no fed-etcd nor managers
-      k "$c" --request-timeout=10s -n kubectl-fed-system logs deploy/fed-etcd --tail 5 2>&1 | cut -c1-300 || true
+      # Without the warning etcd logs for every request through its JSON gateway.
+      k "$c" --request-timeout=10s -n kubectl-fed-system logs deploy/fed-etcd --tail 400 2>&1 |
+        grep -v 'ignoring common name in gRPC-gateway' | tail -n 6 | cut -c1-300 || true
       for p in $(k "$c" --request-timeout=10s -n kubectl-fed-system get pods -l app.kubernetes.io/name=fed-manager -o name 2>/dev/null || true); do
         echo "--- $c: $p"; k "$c" --request-timeout=10s -n kubectl-fed-system logs "$p" --tail 12 2>&1 | cut -c1-300 || true
         echo "--- $c: $p (previous)"; k "$c" --request-timeout=10s -n kubectl-fed-system logs "$p" --previous --tail 15 2>&1 | cut -c1-300 || true
