@@ -1,4 +1,5 @@
 #include "shared/metrics/text_format.hpp"
+#include "shared/util/strings.hpp"
 
 #include <charconv>
 #include <cmath>
@@ -9,9 +10,6 @@ namespace {
 
 bool is_alpha(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
-}
-bool is_digit(char c) {
-  return c >= '0' && c <= '9';
 }
 
 }  // namespace
@@ -63,7 +61,7 @@ std::string format_value(double v) {
 bool valid_metric_name(std::string_view s) {
   if (s.empty() || !(is_alpha(s[0]) || s[0] == ':')) return false;
   for (char c : s) {
-    if (!(is_alpha(c) || is_digit(c) || c == ':')) return false;
+    if (!(is_alpha(c) || util::is_digit(c) || c == ':')) return false;
   }
   return true;
 }
@@ -71,7 +69,7 @@ bool valid_metric_name(std::string_view s) {
 bool valid_label_name(std::string_view s) {
   if (s.empty() || !is_alpha(s[0]) || s.starts_with("__")) return false;
   for (char c : s) {
-    if (!(is_alpha(c) || is_digit(c))) return false;
+    if (!(is_alpha(c) || util::is_digit(c))) return false;
   }
   return true;
 }

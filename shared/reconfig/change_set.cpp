@@ -36,7 +36,7 @@ bool reserves_cpu(const nlohmann::json& merged, const std::string& key) {
   return q && q->as_double() > 0;
 }
 
-Error invalid(std::string message) {
+Error invalid_change(std::string message) {
   return Error(ErrorCode::Invalid, std::move(message));
 }
 
@@ -53,12 +53,13 @@ std::string as_text(const nlohmann::json& value) {
 }
 
 Result<ChangeSet> build(std::vector<std::pair<std::string, std::string>> items) {
-  if (items.empty()) return invalid("no change given: add --set field=value (docs/RECONFIGURE.md)");
+  if (items.empty())
+    return invalid_change("no change given: add --set field=value (docs/RECONFIGURE.md)");
   ChangeSet set;
   std::set<std::string> seen, files;
   for (auto& [key, text] : items) {
     if (!seen.insert(key).second) {
-      return invalid("--set " + key + " is given twice; keep one value");
+      return invalid_change("--set " + key + " is given twice; keep one value");
     }
     FED_ASSIGN_OR_RETURN(Change change, parse_change(key, text));
     const auto spec = find_field(split_key(key).first);
@@ -76,7 +77,8 @@ Result<ChangeSet> parse_set_args(const std::vector<std::string>& items) {
   for (const auto& item : items) {
     const auto eq = item.find('=');
     if (eq == std::string::npos || eq == 0) {
-      return invalid("--set " + item + ": expected field=value, e.g. cpuManagerPolicy=static");
+      return invalid_change("--set " + item +
+                            ": expected field=value, e.g. cpuManagerPolicy=static");
     }
     pairs.emplace_back(item.substr(0, eq), item.substr(eq + 1));
   }
@@ -90,7 +92,7 @@ nlohmann::json to_json(const ChangeSet& set) {
 }
 
 Result<ChangeSet> change_set_from_json(const nlohmann::json& flat) {
-  if (!flat.is_object()) return invalid("a stored change set must be a JSON object");
+  if (!flat.is_object()) return invalid_change("a stored change set must be a JSON object");
   std::vector<std::pair<std::string, std::string>> pairs;
   for (const auto& [key, value] : flat.items()) pairs.emplace_back(key, as_text(value));
   return build(std::move(pairs));
@@ -143,7 +145,7 @@ Status check_merged(const nlohmann::json& merged) {
         (cpus != nullptr && cpus->is_string() && !cpus->get<std::string>().empty()) ||
         reserves_cpu(merged, "kubeReserved.cpu") || reserves_cpu(merged, "systemReserved.cpu");
     if (!reserved) {
-      return invalid(
+      return invalid_change(
           "cpuManagerPolicy=static needs CPUs reserved for the system, or the kubelet refuses to "
           "start: add --set reservedSystemCPUs=0 (or kubeReserved.cpu / systemReserved.cpu)");
     }
@@ -151,8 +153,8 @@ Status check_merged(const nlohmann::json& merged) {
   const nlohmann::json* high = lookup(merged, "imageGCHighThresholdPercent");
   const nlohmann::json* low = lookup(merged, "imageGCLowThresholdPercent");
   if (high != nullptr && low != nullptr && high->is_number() && low->is_number() && *low >= *high) {
-    return invalid("imageGCLowThresholdPercent (" + low->dump() +
-                   ") must be below imageGCHighThresholdPercent (" + high->dump() + ")");
+    return invalid_change("imageGCLowThresholdPercent (" + low->dump() +
+                          ") must be below imageGCHighThresholdPercent (" + high->dump() + ")");
   }
   return ok();
 }

@@ -1,4 +1,5 @@
 #include "shared/util/duration.hpp"
+#include "shared/util/strings.hpp"
 
 #include <cstdint>
 #include <limits>
@@ -30,10 +31,6 @@ std::optional<std::uint64_t> unit_nanos(std::string_view name) {
     if (u.name == name) return u.nanos;
   }
   return std::nullopt;
-}
-
-bool is_digit(char c) {
-  return c >= '0' && c <= '9';
 }
 
 Unexpected invalid(std::string_view input, std::string_view why) {

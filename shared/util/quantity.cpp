@@ -1,4 +1,5 @@
 #include "shared/util/quantity.hpp"
+#include "shared/util/strings.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -22,11 +23,7 @@ constexpr Suffix kSuffixes[] = {
 
 constexpr int kMaxDigits = 19;  // every 19-digit number fits in uint64
 
-bool is_digit(char c) {
-  return c >= '0' && c <= '9';
-}
-
-Unexpected invalid(std::string_view input, std::string_view why) {
+Unexpected invalid_quantity(std::string_view input, std::string_view why) {
   return fail(
       ErrorCode::Invalid,
       "invalid quantity \"" + std::string(input) + "\": " + std::string(why) +
@@ -90,14 +87,16 @@ Result<Quantity> parse_quantity(std::string_view input) {
     }
     // Flush held-back zeros, then the digit.
     for (; pending_zeros > 0; --pending_zeros) {
-      if (++significant > kMaxDigits) return invalid(input, "more than 19 significant digits");
+      if (++significant > kMaxDigits)
+        return invalid_quantity(input, "more than 19 significant digits");
       q.mantissa_ *= 10;
     }
-    if (++significant > kMaxDigits) return invalid(input, "more than 19 significant digits");
+    if (++significant > kMaxDigits)
+      return invalid_quantity(input, "more than 19 significant digits");
     q.mantissa_ = q.mantissa_ * 10 + static_cast<std::uint64_t>(c - '0');
   }
   q.exp10_ += pending_zeros;  // trailing zeros of the whole number become the exponent
-  if (digits_seen == 0) return invalid(input, "expected a number");
+  if (digits_seen == 0) return invalid_quantity(input, "expected a number");
 
   if (const auto e = exponent_suffix(s)) {
     q.exp10_ += *e;
@@ -110,7 +109,7 @@ Result<Quantity> parse_quantity(std::string_view input) {
       return q;
     }
   }
-  return invalid(input, "unknown suffix \"" + std::string(s) + "\"");
+  return invalid_quantity(input, "unknown suffix \"" + std::string(s) + "\"");
 }
 
 Result<std::int64_t> Quantity::scaled(int scale10) const {

@@ -16,6 +16,11 @@ std::vector<std::string> split(std::string_view s, char sep, EmptyParts empty = 
 // Joins `parts` with `sep` between them.
 std::string join(const std::vector<std::string>& parts, std::string_view sep);
 
+// An ASCII digit, whatever the locale (std::isdigit's is the C library's).
+constexpr bool is_digit(char c) {
+  return c >= '0' && c <= '9';
+}
+
 // Removes leading and trailing spaces, tabs, CR and LF.
 std::string_view trim(std::string_view s);
 

@@ -15,7 +15,7 @@ struct NamedRange {
   net::Cidr cidr;
 };
 
-Unexpected invalid(const std::string& field, const std::string& what) {
+Unexpected invalid_field(const std::string& field, const std::string& what) {
   return fail(ErrorCode::Invalid, field + ": " + what);
 }
 
@@ -28,10 +28,10 @@ std::string peer_field(std::size_t i, const Peer& p, std::string_view key) {
 Status same_length(const std::string& field, const net::Cidr& remap, const std::string& of_field,
                    const net::Cidr& original) {
   if (remap.length == original.length) return ok();
-  return invalid(field, remap.str() + " remaps " + of_field + " " + original.str() +
-                            " with a different prefix length (/" + std::to_string(remap.length) +
-                            " vs /" + std::to_string(original.length) +
-                            "); a remap must keep the prefix length");
+  return invalid_field(
+      field, remap.str() + " remaps " + of_field + " " + original.str() +
+                 " with a different prefix length (/" + std::to_string(remap.length) + " vs /" +
+                 std::to_string(original.length) + "); a remap must keep the prefix length");
 }
 
 Status validate_nodes(const NodeNetworkState& st) {
@@ -40,28 +40,30 @@ Status validate_nodes(const NodeNetworkState& st) {
   for (std::size_t i = 0; i < st.nodes.size(); ++i) {
     const auto& n = st.nodes[i];
     std::string f = "nodes[" + std::to_string(i) + "]";
-    if (!names.insert(n.name).second) return invalid(f + ".name", "duplicate node " + n.name);
+    if (!names.insert(n.name).second) return invalid_field(f + ".name", "duplicate node " + n.name);
     if (!st.pod_cidr.contains(n.pod_cidr)) {
-      return invalid(f + ".podCIDR", n.pod_cidr.str() + " is outside podCIDR " + st.pod_cidr.str());
+      return invalid_field(f + ".podCIDR",
+                           n.pod_cidr.str() + " is outside podCIDR " + st.pod_cidr.str());
     }
     for (std::size_t j = 0; j < i; ++j) {
       if (st.nodes[j].pod_cidr.overlaps(n.pod_cidr)) {
-        return invalid(f + ".podCIDR", n.pod_cidr.str() + " overlaps nodes[" + std::to_string(j) +
-                                           "].podCIDR " + st.nodes[j].pod_cidr.str());
+        return invalid_field(f + ".podCIDR", n.pod_cidr.str() + " overlaps nodes[" +
+                                                 std::to_string(j) + "].podCIDR " +
+                                                 st.nodes[j].pod_cidr.str());
       }
     }
     auto [it, fresh] = overlay.emplace(overlay_ip(n.ip), n.name);
     if (!fresh) {
-      return invalid(f + ".ip", n.ip.str() + " gives the same overlay address " + it->first.str() +
-                                    " as node " + it->second +
-                                    " (the overlay uses the last three octets)");
+      return invalid_field(f + ".ip", n.ip.str() + " gives the same overlay address " +
+                                          it->first.str() + " as node " + it->second +
+                                          " (the overlay uses the last three octets)");
     }
   }
   if (st.node(st.node_name) == nullptr) {
-    return invalid("nodeName", "\"" + st.node_name + "\" is not listed in nodes");
+    return invalid_field("nodeName", "\"" + st.node_name + "\" is not listed in nodes");
   }
   if (st.node(st.gateway_node) == nullptr) {
-    return invalid("gatewayNode", "\"" + st.gateway_node + "\" is not listed in nodes");
+    return invalid_field("gatewayNode", "\"" + st.gateway_node + "\" is not listed in nodes");
   }
   return ok();
 }
@@ -85,16 +87,16 @@ Status validate_peer(const NodeNetworkState& st, std::size_t i, const Peer& p) {
   auto pod_view = st.pod_view_of(p);
   auto ext_view = st.external_view_of(p);
   if (pod_view.overlaps(ext_view)) {
-    return invalid(peer_field(i, p, "localNATExternalCIDR"),
-                   "our ExternalCIDR as the peer sees it (" + ext_view.str() +
-                       ") overlaps our PodCIDR as the peer sees it (" + pod_view.str() + ")");
+    return invalid_field(peer_field(i, p, "localNATExternalCIDR"),
+                         "our ExternalCIDR as the peer sees it (" + ext_view.str() +
+                             ") overlaps our PodCIDR as the peer sees it (" + pod_view.str() + ")");
   }
   for (const auto& m : p.nat_mappings) {
     std::string f = peer_field(i, p, "natMappings") + "[" + m.external_ip.str() + "]";
     if (!ext_view.contains(m.external_ip)) {
-      return invalid(f, m.external_ip.str() +
-                            " is outside our ExternalCIDR as this peer sees it (" + ext_view.str() +
-                            ")");
+      return invalid_field(f, m.external_ip.str() +
+                                  " is outside our ExternalCIDR as this peer sees it (" +
+                                  ext_view.str() + ")");
     }
   }
   return ok();
@@ -105,8 +107,8 @@ Status validate_peer(const NodeNetworkState& st, std::size_t i, const Peer& p) {
 Status validate_node_state(const NodeNetworkState& st) {
   FED_TRY(validate_nodes(st));
   if (st.pod_cidr.overlaps(st.external_cidr)) {
-    return invalid("externalCIDR",
-                   st.external_cidr.str() + " overlaps podCIDR " + st.pod_cidr.str());
+    return invalid_field("externalCIDR",
+                         st.external_cidr.str() + " overlaps podCIDR " + st.pod_cidr.str());
   }
   std::vector<NamedRange> ranges{{"podCIDR", st.pod_cidr}, {"externalCIDR", st.external_cidr}};
   std::map<std::string, std::string> chains;
@@ -114,25 +116,25 @@ Status validate_node_state(const NodeNetworkState& st) {
   for (std::size_t i = 0; i < st.peers.size(); ++i) {
     const auto& p = st.peers[i];
     if (!ids.insert(p.cluster_id).second) {
-      return invalid(peer_field(i, p, "clusterID"), "duplicate peer; list each cluster once");
+      return invalid_field(peer_field(i, p, "clusterID"), "duplicate peer; list each cluster once");
     }
     if (p.cluster_id == st.cluster_id) {
-      return invalid(peer_field(i, p, "clusterID"), "a cluster cannot peer with itself");
+      return invalid_field(peer_field(i, p, "clusterID"), "a cluster cannot peer with itself");
     }
     auto [it, fresh] = chains.emplace(mapping_chain(p.cluster_id), p.cluster_id);
     if (!fresh) {
-      return invalid(peer_field(i, p, "clusterID"), "its chain name " + it->first +
-                                                        " collides with peer \"" + it->second +
-                                                        "\"; rename one of the clusters");
+      return invalid_field(peer_field(i, p, "clusterID"),
+                           "its chain name " + it->first + " collides with peer \"" + it->second +
+                               "\"; rename one of the clusters");
     }
     FED_TRY(validate_peer(st, i, p));
     for (auto [key, cidr] : {std::pair{"podCIDR", p.pod_cidr}, {"externalCIDR", p.external_cidr}}) {
       std::string f = peer_field(i, p, key);
       for (const auto& r : ranges) {
         if (r.cidr.overlaps(cidr)) {
-          return invalid(f, cidr.str() + " overlaps " + r.field + " " + r.cidr.str() +
-                                "; every peer range must be distinct in this cluster's view "
-                                "(remap one of them)");
+          return invalid_field(f, cidr.str() + " overlaps " + r.field + " " + r.cidr.str() +
+                                      "; every peer range must be distinct in this cluster's view "
+                                      "(remap one of them)");
         }
       }
       ranges.push_back({f, cidr});
