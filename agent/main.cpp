@@ -81,8 +81,9 @@ std::vector<std::string> normalize_args(int argc, char** argv) {
 std::string unknown_command_message(const std::vector<std::string>& args) {
   std::vector<std::string> commands = {"version"};
   for (const auto& role : kRoles) commands.emplace_back(role.name);
-  const std::vector<std::string> value_flags = {"--bind-address", "--log-format", "-v", "--v",
-                                                "--kubeconfig",   "--context"};
+  const std::vector<std::string> value_flags = {
+      "--bind-address", "--metrics-bind-address", "--log-format", "-v", "--v", "--kubeconfig",
+      "--context"};
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& arg = args[i];
     if (std::find(value_flags.begin(), value_flags.end(), arg) != value_flags.end()) {
@@ -108,15 +109,19 @@ int run(int argc, char** argv) {
       "fed-agent runs one role of kubectl-fed's cluster federation: the per-node "
       "datapath (node), the federation controllers (manager), a provider's tenancy "
       "enforcement (tenancy), the PodPreset webhook (podpreset) or the etcd proxy (etcd-proxy). "
-      "Every role serves /healthz, /readyz "
-      "and /metrics.",
+      "Every role serves /healthz and /readyz, "
+      "and /metrics to authorized callers.",
       "fed-agent"};
   app.require_subcommand(1);
   app.fallthrough();  // common flags are accepted after the subcommand too
   app.add_option("--bind-address", options.bind_address,
-                 "host:port serving /healthz, /readyz and /metrics. All interfaces by default "
-                 "because kubelet probes and Prometheus reach the pod or node IP")
+                 "host:port serving /healthz and /readyz. All interfaces by default because "
+                 "kubelet probes reach the pod or node IP")
       ->capture_default_str();
+  app.add_option("--metrics-bind-address", options.metrics_bind_address,
+                 "host:port serving /metrics: HTTPS for callers whose token the API server "
+                 "accepts and who may get the non-resource URL /metrics; plain HTTP, unchecked, "
+                 "on a loopback address. Default 0.0.0.0:9441, for etcd-proxy 127.0.0.1:9442");
   app.add_option("--log-format", log_format, "Log format: text or json")
       ->check(CLI::IsMember({"text", "json"}))
       ->capture_default_str();

@@ -2,8 +2,6 @@
 
 #include <string>
 
-#include "shared/metrics/text_format.hpp"
-
 namespace fed::agent {
 
 void HealthState::beat() {
@@ -17,7 +15,6 @@ std::chrono::steady_clock::duration HealthState::since_beat() const {
 }
 
 void serve_health(http::Server& server, const HealthState& health, const RoleRunner& runner,
-                  const metrics::Registry& registry,
                   std::chrono::steady_clock::duration stall_after) {
   server.handle("/healthz", [&health, stall_after](const http::Request&) {
     const auto age = health.since_beat();
@@ -34,11 +31,6 @@ void serve_health(http::Server& server, const HealthState& health, const RoleRun
           503, "role " + std::string(to_string(runner.role())) + " is not ready yet");
     }
     return http::Response::text(200, "ok");
-  });
-  server.handle("/metrics", [&registry](const http::Request&) {
-    http::Response r = http::Response::text(200, registry.render());
-    r.content_type = std::string(metrics::kTextContentType);
-    return r;
   });
 }
 

@@ -1,9 +1,8 @@
 #pragma once
-// /healthz, /readyz and /metrics for every role.
+// /healthz and /readyz for every role (/metrics: metrics_server.hpp).
 //   /healthz (liveness): 200 while the main loop keeps ticking; 503 once it has stalled, so
 //            kubelet restarts a wedged agent.
 //   /readyz  (readiness): 200 once the role says it is ready, 503 before and while shutting down.
-//   /metrics: the Registry in Prometheus text format.
 
 #include <atomic>
 #include <chrono>
@@ -11,7 +10,6 @@
 
 #include "agent/roles/role_runner.hpp"
 #include "shared/http/server.hpp"
-#include "shared/metrics/registry.hpp"
 
 namespace fed::agent {
 
@@ -35,9 +33,8 @@ class HealthState final {
   std::atomic<bool> shutting_down_{false};
 };
 
-// Registers the three endpoints on `server`. Every argument must outlive the server's stop().
+// Registers both endpoints on `server`. Every argument must outlive the server's stop().
 void serve_health(http::Server& server, const HealthState& health, const RoleRunner& runner,
-                  const metrics::Registry& registry,
                   std::chrono::steady_clock::duration stall_after = kStallAfter);
 
 }  // namespace fed::agent

@@ -9,14 +9,16 @@
 
 namespace fed::agent {
 
-// Where /healthz, /readyz and /metrics are served unless --bind-address says otherwise.
-// All interfaces, not loopback: kubelet probes the pod IP (the node IP for the host-network
-// DaemonSet) and Prometheus scrapes it from another pod. The port is unusual on purpose, so
-// that a host-network agent does not collide with common node services.
+// Where /healthz and /readyz are served unless --bind-address says otherwise. All
+// interfaces, not loopback: kubelet probes the pod IP (the node IP for the host-network
+// DaemonSet). They reveal nothing but whether the role runs. The port is unusual on purpose,
+// so that a host-network agent does not collide with common node services. /metrics has a
+// listener of its own (metrics_server.hpp).
 inline constexpr const char* kDefaultBindAddress = "0.0.0.0:9440";
 
 struct AgentOptions {
-  std::string bind_address = kDefaultBindAddress;  // host:port for health and metrics
+  std::string bind_address = kDefaultBindAddress;  // host:port for health
+  std::string metrics_bind_address;  // host:port for /metrics; empty: the role's default
   log::Format log_format = log::Format::Text;
   int verbosity = 0;       // klog-style -v level, see log_verbosity()
   std::string kubeconfig;  // empty: in-cluster configuration

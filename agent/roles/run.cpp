@@ -7,6 +7,7 @@
 #include <string>
 
 #include "agent/roles/health.hpp"
+#include "agent/roles/metrics_server.hpp"
 #include "agent/roles/signals.hpp"
 #include "shared/http/server.hpp"
 #include "shared/metrics/process_metrics.hpp"
@@ -50,7 +51,7 @@ int run_role(RoleRunner& runner, const AgentOptions& options) {
   }
   auto server = std::move(created).value();
   HealthState health;
-  serve_health(*server, health, runner, registry);
+  serve_health(*server, health, runner);
   if (auto started = server->start(); !started) {
     spdlog::error("fed-agent {}: {}", role, started.error().message());
     return kExitFailure;
@@ -65,6 +66,19 @@ int run_role(RoleRunner& runner, const AgentOptions& options) {
     server->stop();
     return kExitFailure;
   }
+  // After the role, whose errors (no cluster, bad flags) say more than the metrics' would.
+  auto metrics_server = MetricsServer::start(runner.role(), options, registry);
+  if (!metrics_server) {
+    spdlog::error("fed-agent {}: metrics: {}", role, metrics_server.error().message());
+    health.set_shutting_down();
+    runner.stop();
+    server->stop();
+    return kExitFailure;
+  }
+  spdlog::info("fed-agent {}: /metrics on {} ({})", role, (*metrics_server)->local_address(),
+               (*metrics_server)->authenticated()
+                   ? "HTTPS; callers checked by TokenReview and SubjectAccessReview"
+                   : "plain HTTP on loopback");
 
   while (true) {
     health.beat();

@@ -169,6 +169,7 @@ for u in cfg["users"]:
 print(yaml.safe_dump(cfg))
 PY
 "$AGENT" manager --kubeconfig "$work/manager.kubeconfig" --bind-address 127.0.0.1:19442 \
+  --metrics-bind-address 127.0.0.1:0 \
   --webhook-bind-address 127.0.0.1:0 \
   >>"$work/manager.log" 2>&1 &
 manager_pid=$!

@@ -102,13 +102,4 @@ json node_proxy_review(std::string_view user, const std::vector<std::string>& gr
                   {"name", node}}}}}};
 }
 
-bool review_allowed(const json& answered, std::string& why) {
-  const json status = answered.value("status", json::object());
-  if (status.value("allowed", false)) return true;
-  why = status.value("reason", "");
-  if (why.empty()) why = status.value("evaluationError", "");
-  if (why.empty()) why = "no RBAC rule allows it";
-  return false;
-}
-
 }  // namespace fed::offload

@@ -63,7 +63,4 @@ std::string member_log_query(std::string_view kubelet_query, std::string_view co
 nlohmann::json node_proxy_review(std::string_view user, const std::vector<std::string>& groups,
                                  std::string_view node, std::string_view verb = "get");
 
-// Whether the answered review allowed the request; the reason otherwise in `why`.
-bool review_allowed(const nlohmann::json& answered, std::string& why);
-
 }  // namespace fed::offload

@@ -4,6 +4,7 @@
 
 #include "agent/manager/offload/namespaces/accepted_replicas.hpp"
 #include "agent/manager/offload/virtual_kubelet/kubelet_api.hpp"
+#include "shared/kube/access_review.hpp"
 #include "shared/util/strings.hpp"
 
 namespace fed::offload {
@@ -94,7 +95,7 @@ std::optional<http::Response> VirtualKubelet::authorize(const http::Request& req
     return text(503, "the access review failed: " + answered.error().message());
   }
   std::string why;
-  if (review_allowed(*answered, why)) return std::nullopt;
+  if (kube::review_allowed(*answered, why)) return std::nullopt;
   return text(403, "Forbidden (user=" + request.peer->common_name + ", verb=" + std::string(verb) +
                        ", resource=nodes, subresource=proxy, name=" + node + "): " + why);
 }

@@ -105,8 +105,10 @@ class Child {
 // An etcd "member" that is never there: the proxy must run, serve health, and say it is not
 // ready (it knows no leader) instead of failing. No status socket: two agents run at once here,
 // and a test should not leave /run/kubectl-fed/etcd-proxy.sock to a proxy on this machine.
-const std::vector<std::string> kNoEtcd = {"--members",   "https://127.0.0.1:1", "--listen-address",
-                                          "127.0.0.1:0", "--status-socket",     ""};
+// Any free metrics port too, so that two proxies (and other tests) do not contend for 9442.
+const std::vector<std::string> kNoEtcd = {
+    "--members", "https://127.0.0.1:1",    "--listen-address", "127.0.0.1:0", "--status-socket",
+    "",          "--metrics-bind-address", "127.0.0.1:0"};
 
 std::vector<std::string> etcd_proxy(std::vector<std::string> args) {
   args.insert(args.begin(), {FED_AGENT_BINARY, "etcd-proxy"});
@@ -127,7 +129,13 @@ TEST_CASE("fed-agent etcd-proxy serves health and metrics and exits 0 on SIGTERM
   // No member answers, so no leader is known: alive, not ready.
   CHECK(status_line(get(port, "/readyz")) == "HTTP/1.1 503 Service Unavailable");
 
-  const std::string metrics = body_of(get(port, "/metrics"));
+  // /metrics is on a port of its own, in plain HTTP on loopback (the proxy's default).
+  CHECK(status_line(get(port, "/metrics")) == "HTTP/1.1 404 Not Found");
+  const std::string metrics_port =
+      agent.wait_for(std::regex(R"(metrics server listening on 127\.0\.0\.1:(\d+))"), 5s);
+  REQUIRE_FALSE(metrics_port.empty());
+  const std::string metrics =
+      body_of(get(static_cast<std::uint16_t>(std::stoi(metrics_port)), "/metrics"));
   CHECK(metrics.find("# TYPE process_resident_memory_bytes gauge\n") != std::string::npos);
   CHECK(std::regex_search(metrics, std::regex(R"(\nprocess_resident_memory_bytes [1-9]\d*\n)")));
   CHECK(std::regex_search(metrics, std::regex(R"(\nprocess_cpu_seconds_total [0-9.e+-]+\n)")));

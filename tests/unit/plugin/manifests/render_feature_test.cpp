@@ -28,7 +28,9 @@ TEST_CASE("the PodPreset feature: its objects, only through reconfigure, least p
   CHECK(find(*objects, "MutatingWebhookConfiguration",
              "kubectl-fed-podpreset")["webhooks"][0]["failurePolicy"] == "Ignore");
   CHECK(rules(find(*objects, "ClusterRole", "kubectl-fed:podpreset")) ==
-        join_sets({expand("settings.kubectl-fed.io", {"podpresets"}, {"get", "list", "watch"}),
+        join_sets({expand("authentication.k8s.io", {"tokenreviews"}, {"create"}),
+                   expand("authorization.k8s.io", {"subjectaccessreviews"}, {"create"}),
+                   expand("settings.kubectl-fed.io", {"podpresets"}, {"get", "list", "watch"}),
                    {"admissionregistration.k8s.io|mutatingwebhookconfigurations|get|[\"kubectl-fed-"
                     "podpreset\"]",
                     "admissionregistration.k8s.io|mutatingwebhookconfigurations|update|[\"kubectl-"

@@ -52,12 +52,19 @@ TEST_CASE("no role grants `*` and nothing binds cluster-admin") {
       ++roles;
       for (const auto& rule : o["rules"]) {
         for (const char* field : {"apiGroups", "resources", "verbs"}) {
+          if (!rule.contains(field)) continue;  // a non-resource rule has no groups
           for (const auto& v : rule[field]) {
             INFO(o["metadata"]["name"], " ", field);
             CHECK(v.get<std::string>().find('*') == std::string::npos);
           }
         }
-        CHECK_FALSE(rule.contains("nonResourceURLs"));
+        // One non-resource URL, read-only, in the role a Prometheus is bound to.
+        if (o["metadata"]["name"] == "kubectl-fed:metrics-reader") {
+          CHECK(rule["nonResourceURLs"] == json::array({"/metrics"}));
+          CHECK(rule["verbs"] == json::array({"get"}));
+        } else {
+          CHECK_FALSE(rule.contains("nonResourceURLs"));
+        }
       }
     }
     if (o["kind"] == "ClusterRoleBinding" || o["kind"] == "RoleBinding") {
@@ -66,7 +73,7 @@ TEST_CASE("no role grants `*` and nothing binds cluster-admin") {
     }
     CHECK(o["metadata"]["labels"][std::string(kPartOfLabel)] == "kubectl-fed");
   }
-  CHECK(roles == 17);  // a new role must pass the checks above; count them here
+  CHECK(roles == 18);  // a new role must pass the checks above; count them here
 }
 
 TEST_CASE("the ClusterRoles grant exactly what docs/JOIN.md lists") {
@@ -97,8 +104,12 @@ TEST_CASE("the ClusterRoles grant exactly what docs/JOIN.md lists") {
                           {"get", "create", "update", "delete"})}));
   CHECK(rules(find(objects, "Role", "kubectl-fed:federation")) ==
         expand("", {"configmaps"}, {"get", "list", "watch"}));
+  // Every role's /metrics asks the API server who calls and whether it may.
+  const auto delegated_auth =
+      join_sets({expand("authentication.k8s.io", {"tokenreviews"}, {"create"}),
+                 expand("authorization.k8s.io", {"subjectaccessreviews"}, {"create"})});
   CHECK(rules(find(objects, "ClusterRole", "kubectl-fed:agent")) ==
-        join_sets({expand("", {"nodes"}, {"get", "list", "watch"}),
+        join_sets({delegated_auth, expand("", {"nodes"}, {"get", "list", "watch"}),
                    expand(fed, {"peerings", "natmappings"}, {"get", "list", "watch"}),
                    expand(fed, {"peerings/status", "natmappings/status"}, {"patch"}),
                    expand("", {"events"}, {"create", "patch"})}));
@@ -107,7 +118,8 @@ TEST_CASE("the ClusterRoles grant exactly what docs/JOIN.md lists") {
   CHECK(
       rules(find(objects, "ClusterRole", "kubectl-fed:tenancy")) ==
       join_sets(
-          {expand("", {"namespaces"}, {"get", "list", "watch"}),
+          {delegated_auth,
+           expand("", {"namespaces"}, {"get", "list", "watch"}),
            expand("", {"resourcequotas", "limitranges"}, {"get", "create", "update", "delete"}),
            expand("networking.k8s.io", {"networkpolicies"}, {"get", "create", "update", "delete"}),
            {R"(admissionregistration.k8s.io|validatingwebhookconfigurations|get|["kubectl-fed-tenant-namespaces"])",
@@ -120,6 +132,8 @@ TEST_CASE("the ClusterRoles grant exactly what docs/JOIN.md lists") {
   CHECK(manager.count(fed + "|federatedclusters/status|patch") == 1);
   CHECK(manager.count("|nodes|get") == 1);
   CHECK(manager.count("|events|create") == 1);
+  CHECK(manager.count("authentication.k8s.io|tokenreviews|create") == 1);
+  CHECK(manager.count("authorization.k8s.io|subjectaccessreviews|create") == 1);
   CHECK(manager.count("|secrets|get") == 0);  // only in kubectl-fed-system, through the Role
   CHECK(rules(find(objects, "Role", "kubectl-fed:manager")).count("|secrets|get") == 1);
   // ConfigMaps and Secrets of offloaded namespaces: read-only, and bound only per namespace by
@@ -154,7 +168,8 @@ TEST_CASE("host and member objects; the image is substituted") {
   CHECK(names_of_kind(*host, "ClusterRole") ==
         std::set<std::string>{
             "kubectl-fed:agent", "kubectl-fed:manager", "kubectl-fed:manager-reflection",
-            "kubectl-fed:deploymentreplications-edit", "kubectl-fed:deploymentreplications-view"});
+            "kubectl-fed:deploymentreplications-edit", "kubectl-fed:deploymentreplications-view",
+            "kubectl-fed:metrics-reader"});
   for (const char* kind : {"Deployment", "DaemonSet"}) {
     for (const auto& o : *host) {
       if (o["kind"] != kind || o["metadata"]["name"] == "fed-etcd") continue;

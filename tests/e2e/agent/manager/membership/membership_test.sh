@@ -56,6 +56,7 @@ k c1 apply -f "$work/fc.yaml" >/dev/null
 
 start_manager() {
   "$AGENT" manager --kubeconfig "$("$TESTBED" kubeconfig c1)" --bind-address 127.0.0.1:19441 \
+    --metrics-bind-address 127.0.0.1:0 \
     --webhook-bind-address 127.0.0.1:0 --ipam-block-length 28 \
     >>"$work/manager.log" 2>&1 &
   manager_pid=$!
