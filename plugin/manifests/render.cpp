@@ -71,7 +71,10 @@ bool wanted(std::string_view path, FederationRole role) {
     }
     return true;
   }
-  if (path == "namespace.yaml" || starts_with(path, "agent/")) return true;
+  if (path == "namespace.yaml" || path == "ipam-writes-policy.yaml" ||
+      starts_with(path, "agent/")) {
+    return true;
+  }
   if (starts_with(path, "manager/")) return role == FederationRole::Host;
   if (starts_with(path, "federation/") || starts_with(path, "tenancy/")) {
     return role == FederationRole::Member;

@@ -1,11 +1,12 @@
 // The cluster features' manifests (reconfigure's PodPreset): their objects, least-privilege RBAC,
-// and that neither init nor join installs them.
+// and that neither init nor join installs them; the FeatureConfig policy's kubelet allow-list.
 
 #include <doctest/doctest.h>
 
 #include <set>
 
 #include "plugin/manifests/render.hpp"
+#include "shared/reconfig/allow_list.hpp"
 #include "tests/unit/plugin/manifests/render_test_support.hpp"
 
 using namespace fed::plugin;
@@ -41,4 +42,26 @@ TEST_CASE("the PodPreset feature: its objects, only through reconfigure, least p
     for (const auto& o : *rendered) CHECK(o["metadata"]["name"] != "fed-podpreset");
   }
   CHECK_FALSE(render_feature("nosuch", options));
+}
+
+TEST_CASE("the FeatureConfig policy refuses the kubelet fields the plugin refuses, no others") {
+  auto host = render_host(kHost, RenderOptions{});
+  REQUIRE(host);
+  const json& policy =
+      find(*host, "ValidatingAdmissionPolicy", "kubectl-fed-featureconfig-kubelet-fields");
+  std::string list;
+  for (const auto& variable : policy["spec"]["variables"]) {
+    if (variable["name"] == "allowed") list = variable["expression"].get<std::string>();
+  }
+  std::set<std::string> quoted;  // the names in the list
+  for (std::size_t at = list.find('\''); at != std::string::npos;
+       at = list.find('\'', list.find('\'', at + 1) + 1)) {
+    quoted.insert(list.substr(at + 1, list.find('\'', at + 1) - at - 1));
+  }
+  std::set<std::string> allowed;
+  for (const auto& field : fed::reconfig::allowed_fields()) allowed.emplace(field.name);
+  CHECK(quoted == allowed);
+  CHECK(find(*host, "ValidatingAdmissionPolicyBinding",
+             "kubectl-fed-featureconfig-kubelet-fields")["spec"]["validationActions"] ==
+        json::array({"Deny"}));
 }

@@ -281,7 +281,8 @@ TEST_CASE(
             "kubectl-fed-manager-virtual-nodes-only", "kubectl-fed-manager-virtual-node-pods-only",
             "kubectl-fed-manager-own-kubelet-serving-csrs-only",
             "kubectl-fed-manager-replicas-only", "kubectl-fed-manager-secrets-only",
-            "kubectl-fed-leader-host-writes-only"});
+            "kubectl-fed-leader-host-writes-only", "kubectl-fed-ipam-managers-only",
+            "kubectl-fed-featureconfig-kubelet-fields"});
   // The federation's writes on a follower host are refused, by the host's fed-leader.
   const json& leader_only =
       find(*host, "ValidatingAdmissionPolicyBinding", "kubectl-fed-leader-host-writes-only");
@@ -333,10 +334,12 @@ TEST_CASE(
   auto member = render_member(kMember, RenderOptions{});
   REQUIRE(member);
   // On a member, the policies that keep the federation's namespace and binding rights, and the
-  // tenancy role's quota and policy writes, to replicas.
+  // tenancy role's quota and policy writes, to replicas; and on both, the IPAM's records to the
+  // managers.
   const std::set<std::string> policies{"kubectl-fed-federation-replica-namespaces-only",
                                        "kubectl-fed-federation-replica-bindings-only",
-                                       "kubectl-fed-tenancy-replicas-only"};
+                                       "kubectl-fed-tenancy-replicas-only",
+                                       "kubectl-fed-ipam-managers-only"};
   CHECK(names_of_kind(*member, "ValidatingAdmissionPolicy") == policies);
   CHECK(names_of_kind(*member, "ValidatingAdmissionPolicyBinding") == policies);
 }
