@@ -19,7 +19,13 @@ on_exit() {
   local rc=$?
   if [ "$rc" != 0 ]; then
     for f in /var/lib/fedtb/c*/node*/logs/kubelet.log /var/lib/fedtb/c*/node*/logs/containerd.log; do
-      [ -f "$f" ] && { echo "--- $f"; tail -n 8 "$f"; }
+      # Without the filesystem-stats errors the testbed's kubelets log every 10 s.
+      [ -f "$f" ] && { echo "--- $f"; grep -v 'eviction_manager\|cri_stats_provider' "$f" | tail -n 8; }
+    done
+    for c in c1 c2 c3; do
+      echo "--- $c: kubectl-fed-system"
+      k "$c" --request-timeout=10s -n kubectl-fed-system get pods -o wide 2>&1 | tail -n 8 || true
+      k "$c" --request-timeout=10s -n kubectl-fed-system get events --sort-by=.lastTimestamp 2>&1 | tail -n 8 || true
     done
   fi
   "$TESTBED" down >/dev/null 2>&1 || true
