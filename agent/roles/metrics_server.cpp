@@ -40,8 +40,8 @@ std::string host_name() {
   return name;
 }
 
-// A private directory (mode 0700) with a self-signed serving pair in it.
-Result<std::filesystem::path> write_self_signed(const std::string& role) {
+// A new private directory (mode 0700) for the serving pair.
+Result<std::filesystem::path> private_directory(const std::string& role) {
   std::string pattern =
       (std::filesystem::temp_directory_path() / ("kubectl-fed-metrics-" + role + "-XXXXXX"))
           .string();
@@ -50,14 +50,17 @@ Result<std::filesystem::path> write_self_signed(const std::string& role) {
                 "metrics: creating a directory for its certificate (" + pattern +
                     "): " + std::error_code(errno, std::generic_category()).message());
   }
-  const std::filesystem::path dir(pattern);
+  return std::filesystem::path(pattern);
+}
+
+// A self-signed serving pair in `dir`: tls.crt and tls.key.
+Status write_self_signed(const std::filesystem::path& dir, const std::string& role) {
   FED_ASSIGN_OR_RETURN(auto ca,
                        pki::make_ca("fed-agent " + role + " metrics", kCertificateValidity));
   FED_ASSIGN_OR_RETURN(auto serving,
                        pki::make_serving(ca, {host_name(), "localhost"}, kCertificateValidity));
   FED_TRY(util::write_file_atomic(dir / "tls.crt", serving.cert_pem + ca.cert_pem, 0644));
-  FED_TRY(util::write_file_atomic(dir / "tls.key", serving.key_pem, 0600));
-  return dir;
+  return util::write_file_atomic(dir / "tls.key", serving.key_pem, 0600);
 }
 
 }  // namespace
@@ -81,7 +84,9 @@ Result<std::unique_ptr<MetricsServer>> MetricsServer::start(Role role, const Age
     FED_ASSIGN_OR_RETURN(auto client, kube::DynamicClient::create(std::move(config)));
     self->auth_ =
         std::make_unique<kube::DelegatedAuth>(std::move(client), kube::DelegatedAuth::Options{});
-    FED_ASSIGN_OR_RETURN(self->cert_dir_, write_self_signed(role_name));
+    // Owned by `self` at once: its destructor removes the directory on any failure below.
+    FED_ASSIGN_OR_RETURN(self->cert_dir_, private_directory(role_name));
+    FED_TRY(write_self_signed(self->cert_dir_, role_name));
     server_options.tls = http::TlsFiles{(self->cert_dir_ / "tls.crt").string(),
                                         (self->cert_dir_ / "tls.key").string()};
   }

@@ -112,28 +112,31 @@ Status run_host_add(const GlobalOptions& global, const HostOptions& o, Output& o
   FED_TRY(register_host(*first.client, member, out));
   const auto ref = fedapi::ref(fedapi::kFederationHost, o.name);
   FED_TRY(wait_committed(first, ref, out));
-  // The FederationHost as the leading manager reports it, on the leader's host. Leadership can
-  // move meanwhile (a member added to the federation etcd can cost a loaded etcd leader its
-  // term, and the manager its lease), and a new leader reports on its own host only.
-  const auto leader_report = [&]() -> Result<std::optional<json>> {
+  // The FederationHost as the leading manager reports it, read into `report` on the leader's
+  // host. Leadership can move meanwhile (a member added to the federation etcd can cost a
+  // loaded etcd leader its term, and the manager its lease), and a new leader reports on its
+  // own host only. Done when read; a reason to wait while the leader moves; an API error
+  // other than that ends the wait.
+  json report;
+  const auto read_report = [&]() -> PollResult {
     // The new host's managers follow the leader as soon as they run, whatever first's do.
     kube::DynamicClient* const witnesses[] = {added.client.get()};
     if (auto followed = follow_leader(global, first, out.err(), witnesses); !followed) {
-      return Unexpected(followed.error());
+      return still_waiting(followed.error().message());
     }
     auto h = first.client->get(ref);
-    if (!h && h.error().is_not_found()) return std::optional<json>();
+    if (!h && h.error().is_not_found()) {
+      return still_waiting("the leader on " + first.cluster_id + " has not restored it yet");
+    }
     if (!h) return fail(h.error().code(), h.error().to_error().message());
-    return std::optional<json>(std::move(*h));
+    report = std::move(*h);
+    return poll_done();
   };
   std::string initial_cluster, member_id;
   FED_TRY(poll_until(
       [&]() -> PollResult {
-        auto h = leader_report();
-        if (!h) return still_waiting(h.error().message());
-        if (!*h)
-          return still_waiting("the leader on " + first.cluster_id + " has not restored it yet");
-        const json status = (*h)->value("status", json::object());
+        if (auto read = read_report(); !read || *read) return read;
+        const json status = report.value("status", json::object());
         initial_cluster = status.value("initialCluster", "");
         member_id = status.value("memberID", "");
         if (status.value("phase", "Adding") == "Adding" ||
@@ -153,11 +156,8 @@ Status run_host_add(const GlobalOptions& global, const HostOptions& o, Output& o
   FED_TRY(label_gateway(*added.client, nodes, {gateway, o.gateway_address}));
   FED_TRY(poll_until(
       [&]() -> PollResult {
-        auto h = leader_report();
-        if (!h) return still_waiting(h.error().message());
-        if (!*h)
-          return still_waiting("the leader on " + first.cluster_id + " has not restored it yet");
-        const json& host = **h;
+        if (auto read = read_report(); !read || *read) return read;
+        const json& host = report;
         if (ready_status(host) == "True") return poll_done();
         const auto conditions = fedapi::read_conditions(host.value("status", json::object()));
         const fedapi::Condition* ready = fedapi::find_condition(conditions, "Ready");

@@ -26,20 +26,17 @@ json token_review(std::string_view token) {
 }
 
 Result<ReviewedUser> reviewed_user(const json& answered) {
-  const json* status = answered.is_object() ? &answered : nullptr;
-  if (status && status->contains("status") && (*status)["status"].is_object()) {
-    status = &(*status)["status"];
-  } else {
+  const json* status = util::member(answered, "status");
+  if (status == nullptr || !status->is_object()) {
     return fail(ErrorCode::Invalid, "TokenReview answer without a status");
   }
-  const auto authenticated = status->find("authenticated");
-  if (authenticated == status->end() || !authenticated->is_boolean() ||
-      !authenticated->get<bool>()) {
+  if (const json* authenticated = util::member(*status, "authenticated");
+      authenticated == nullptr || *authenticated != true) {
     std::string why(util::string_field(*status, "error"));
     return fail(ErrorCode::Permission, why.empty() ? "the token is not valid" : why);
   }
-  const auto user = status->find("user");
-  if (user == status->end() || !user->is_object()) {
+  const json* user = util::member(*status, "user");
+  if (user == nullptr || !user->is_object()) {
     return fail(ErrorCode::Invalid, "TokenReview answer without status.user");
   }
   ReviewedUser reviewed;
@@ -48,12 +45,12 @@ Result<ReviewedUser> reviewed_user(const json& answered) {
   if (reviewed.name.empty()) {
     return fail(ErrorCode::Invalid, "TokenReview answer without status.user.username");
   }
-  if (const auto groups = user->find("groups"); groups != user->end() && groups->is_array()) {
+  if (const json* groups = util::member(*user, "groups"); groups && groups->is_array()) {
     for (const auto& group : *groups) {
       if (group.is_string()) reviewed.groups.push_back(group.get<std::string>());
     }
   }
-  if (const auto extra = user->find("extra"); extra != user->end() && extra->is_object()) {
+  if (const json* extra = util::member(*user, "extra"); extra && extra->is_object()) {
     reviewed.extra = *extra;
   }
   return reviewed;
@@ -71,16 +68,11 @@ json non_resource_review(const ReviewedUser& user, std::string_view path, std::s
 }
 
 bool review_allowed(const json& answered, std::string& why) {
-  static const json kNone = json::object();
-  const auto status_it = answered.is_object() ? answered.find("status") : answered.end();
-  const json& status = answered.is_object() && status_it != answered.end() ? *status_it : kNone;
-  const auto allowed = status.is_object() ? status.find("allowed") : status.end();
-  if (status.is_object() && allowed != status.end() && allowed->is_boolean() &&
-      allowed->get<bool>()) {
-    return true;
-  }
-  why = util::string_field(status, "reason");
-  if (why.empty()) why = util::string_field(status, "evaluationError");
+  const json* status = util::member(answered, "status");
+  const json* allowed = status != nullptr ? util::member(*status, "allowed") : nullptr;
+  if (allowed != nullptr && *allowed == true) return true;
+  why = status != nullptr ? util::string_field(*status, "reason") : "";
+  if (why.empty() && status != nullptr) why = util::string_field(*status, "evaluationError");
   if (why.empty()) why = "no RBAC rule allows it";
   return false;
 }

@@ -16,6 +16,13 @@ inline std::string json_text(const nlohmann::json& value, int indent = -1) {
   return value.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
+// The member `key` of `object`; nullptr when `object` is no object or has no such member.
+inline const nlohmann::json* member(const nlohmann::json& object, std::string_view key) {
+  if (!object.is_object()) return nullptr;
+  const auto it = object.find(key);
+  return it != object.end() ? &*it : nullptr;
+}
+
 // The string member `key` of `object`; "" when `object` is no object, or the member is absent
 // or not a string.
 inline std::string_view string_field(const nlohmann::json& object, std::string_view key) {
