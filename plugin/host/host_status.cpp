@@ -5,37 +5,39 @@
 #include <string>
 #include <vector>
 
+#include "plugin/connect/cluster_facts.hpp"
+#include "shared/kube/pod_phase.hpp"
+
 namespace fed::plugin {
 namespace {
 
 using nlohmann::json;
 
-bool pod_ready(const json& pod) {
-  for (const auto& c : pod.value("status", json::object()).value("conditions", json::array())) {
-    if (c.value("type", "") == "Ready") return c.value("status", "") == "True";
-  }
-  return false;
-}
-
 json items(const std::optional<json>& list) {
   return list ? list->value("items", json::array()) : json::array();
 }
 
+// The member's pod: a ready one if any (a finished one stays listed beside its replacement).
 json etcd_member(const std::optional<json>& pods) {
   if (!pods) return {{"state", "unknown"}};
+  json member{{"state", "missing"}};
   for (const auto& pod : items(pods)) {
-    const std::string node = pod.value("spec", json::object()).value("nodeName", "");
-    return {{"state", pod_ready(pod) ? "healthy" : "unhealthy"}, {"node", node}};
+    if (kube::pod_finished(pod)) continue;
+    const bool ready = ready_condition(pod);
+    member = {{"state", ready ? "healthy" : "unhealthy"},
+              {"node", pod.value("spec", json::object()).value("nodeName", "")}};
+    if (ready) break;
   }
-  return {{"state", "missing"}};
+  return member;
 }
 
 json managers(const std::optional<json>& pods) {
   int ready = 0, total = 0;
   std::string leader_pod;
   for (const auto& pod : items(pods)) {
+    if (kube::pod_finished(pod)) continue;
     ++total;
-    if (pod_ready(pod)) ++ready;
+    if (ready_condition(pod)) ++ready;
     const json labels = pod["metadata"].value("labels", json::object());
     if (labels.value("kubectl-fed.io/manager-leader", "") == "true") {
       leader_pod = pod["metadata"].value("name", "");

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "plugin/reconfigure/reconfigure_manifests.hpp"
+#include "shared/kube/pod_phase.hpp"
 #include "shared/util/strings.hpp"
 
 namespace fed::plugin {
@@ -56,8 +57,7 @@ bool evictable(const json& pod) {
   for (const auto& owner : meta.value("ownerReferences", json::array())) {
     if (owner.value("kind", "") == "DaemonSet") return false;
   }
-  const std::string phase = pod.value("status", json::object()).value("phase", "");
-  return phase != "Succeeded" && phase != "Failed";
+  return !kube::pod_finished(pod);
 }
 
 bool namespace_terminating(const kube::ApiError& error) {

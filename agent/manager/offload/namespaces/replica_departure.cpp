@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "shared/kube/label_selector.hpp"
+#include "shared/kube/pod_phase.hpp"
 #include "shared/offload/virtual_node_name.hpp"
 
 namespace fed::offload {
@@ -15,11 +16,6 @@ using nlohmann::json;
 
 const kube::GroupVersionResource kPods{"", "v1", "pods"};
 const kube::GroupVersionResource kBudgets{"policy", "v1", "poddisruptionbudgets"};
-
-bool finished(const json& pod) {
-  const std::string phase = pod.value("status", json::object()).value("phase", "");
-  return phase == "Succeeded" || phase == "Failed";
-}
 
 std::string id_of(const json& pod) {
   return pod["metadata"].value("namespace", "") + "/" + pod["metadata"].value("name", "");
@@ -91,7 +87,7 @@ Result<Departure> ReplicaDeparture::advance(const Key& key, Move& move) {
   // This also covers a pod taken before the manager restarted. Each read once.
   std::set<kube::PodOwner> leaving;
   for (const auto& pod : (*listed)["items"]) {
-    if (finished(pod)) continue;
+    if (kube::pod_finished(pod)) continue;
     if (!pod["metadata"].contains("deletionTimestamp")) {
       staying.push_back(pod);
     } else if (auto owner = kube::controller_of(pod)) {

@@ -106,3 +106,24 @@ TEST_CASE("status: every host, as the leader's probes of their etcd members see 
   CHECK(t.rows[3] ==
         std::vector<std::string>{"c4", "follower", "healthy (Learner)", "in sync", "-", "-"});
 }
+
+TEST_CASE("status: a finished pod left beside its replacement is not the member nor a replica") {
+  // What a killed host showed after it came back: the etcd Deployment's old pod Failed
+  // (ContainerStatusUnknown) and listed first, its replacement Running and Ready.
+  json lost = pod("fed-etcd-a", false, "node1");
+  lost["status"]["phase"] = "Failed";
+  json lost_manager = pod("fed-manager-old", false, "node1");
+  lost_manager["status"]["phase"] = "Failed";
+  HostObservation o{"c3", json{{"data", {{"holder", "c1/m_1"}, {"host", "c1"}, {"epoch", "9"}}}},
+                    list({lost, pod("fed-etcd-b", true, "node1")}),
+                    list({lost_manager, pod("fed-manager-x", true, "node1"),
+                          pod("fed-manager-y", true, "node1")}),
+                    std::nullopt};
+  const json here = hosts_document(o)["hosts"][0];
+  CHECK(here["etcd"]["state"] == "healthy");
+  CHECK(here["managers"] == json{{"ready", 2}, {"total", 2}});
+
+  // Only the finished pod: the member is missing, not unhealthy.
+  o.etcd_pods = list({lost});
+  CHECK(hosts_document(o)["hosts"][0]["etcd"]["state"] == "missing");
+}
