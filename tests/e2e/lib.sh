@@ -23,6 +23,13 @@ failure_summary() {
   echo "FAILED after check $checks (${last_pass:-none passed}): ${fail_message:-a command failed: ${last_error:-unknown}}" >&2
 }
 
+# stop_background_jobs: kills what a failed test left running in the background (a load loop):
+# it would hold the test's output open, and ctest waits for that until the test's timeout.
+stop_background_jobs() {
+  local p
+  for p in $(jobs -pr); do kill "$p" 2>/dev/null || true; done
+}
+
 # expect_eq WHAT ACTUAL EXPECTED
 expect_eq() { [ "$2" = "$3" ] && pass "$1" || fail "$1: got '$2', want '$3'"; }
 

@@ -17,6 +17,7 @@ work=$(mktemp -d)
 # On failure, the node logs' last lines before the testbed (and its logs) go.
 on_exit() {
   local rc=$?
+  stop_background_jobs  # a traffic or mapping load loop, if a check inside it failed
   if [ "$rc" != 0 ]; then
     for f in /var/lib/fedtb/c*/node*/logs/kubelet.log /var/lib/fedtb/c*/node*/logs/containerd.log; do
       # Without the filesystem-stats errors the testbed's kubelets log every 10 s.

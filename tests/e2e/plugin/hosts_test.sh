@@ -24,6 +24,7 @@ AGENT=${FED_BINARY_DIR:?}/agent/fed-agent
 work=$(mktemp -d)
 on_exit() {
   local rc=$?
+  stop_background_jobs  # the rolling restart's loop, if a check inside it failed
   if [ "$rc" != 0 ]; then
     # What the failed check last saw first (CI keeps the head and the tail of a long log);
     # every call bounded, so that a hung API server cannot eat the test's timeout.
