@@ -14,7 +14,7 @@ using nlohmann::json;
 
 // A context that does not answer within this is not the leader's (it is looked for only when
 // --context is a follower, so a dead context costs that much once).
-constexpr std::chrono::seconds kProbeTimeout{5};
+constexpr std::chrono::seconds kLeaderProbeTimeout{5};
 
 // The kubeconfig's contexts to try for host `leader`: the one named like it first.
 Result<std::vector<std::string>> candidate_contexts(const GlobalOptions& global,
@@ -76,8 +76,8 @@ Result<ReachedHost> connect_host_named(const GlobalOptions& global, const std::s
   for (const auto& context : contexts) {
     GlobalOptions other = global;
     other.context = context;
-    if (other.request_timeout.count() == 0 || other.request_timeout > kProbeTimeout) {
-      other.request_timeout = kProbeTimeout;
+    if (other.request_timeout.count() == 0 || other.request_timeout > kLeaderProbeTimeout) {
+      other.request_timeout = kLeaderProbeTimeout;
     }
     auto there = connect_host(other);
     if (there && there->cluster_id == host) return ReachedHost{std::move(*there), context};

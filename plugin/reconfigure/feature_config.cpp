@@ -19,11 +19,6 @@ Error invalid(std::string message) {
 const std::vector<std::string_view> kSettings = {"clusterSelector", "maxUnavailable", "drain",
                                                  "cni"};
 
-bool is_feature(std::string_view key) {
-  const auto& known = cluster_features();
-  return std::find(known.begin(), known.end(), key) != known.end();
-}
-
 std::string known_keys() {
   std::vector<std::string> names = {"kubelet"};
   for (auto f : cluster_features()) names.emplace_back(f);
@@ -132,7 +127,7 @@ Result<FeatureConfigSpec> read_feature_config(const json& doc) {
       FED_TRY(read_kubelet(value, out.items));
     } else if (std::find(kSettings.begin(), kSettings.end(), key) != kSettings.end()) {
       FED_TRY(read_setting(key, value, out));
-    } else if (is_feature(key)) {
+    } else if (is_cluster_feature(key)) {
       if (!value.is_boolean()) return invalid("spec." + key + ": expected true or false");
       features.push_back(key + "=" + util::json_text(value));
     } else {

@@ -25,6 +25,13 @@ inline const std::vector<std::string_view>& cluster_features() {
   return kFeatures;
 }
 
+inline bool is_cluster_feature(std::string_view key) {
+  for (auto known : cluster_features()) {
+    if (known == key) return true;
+  }
+  return false;
+}
+
 struct FeatureState {
   std::string name;
   bool installed = false;  // its API is served

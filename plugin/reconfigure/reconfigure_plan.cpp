@@ -14,13 +14,8 @@
 namespace fed::plugin {
 namespace {
 
-Error invalid(std::string message) {
+Error invalid_plan(std::string message) {
   return Error(ErrorCode::Invalid, std::move(message));
-}
-
-bool is_feature(std::string_view key) {
-  const auto& known = cluster_features();
-  return std::find(known.begin(), known.end(), key) != known.end();
 }
 
 struct SplitItems {
@@ -34,18 +29,18 @@ Result<SplitItems> split_features(std::vector<std::string> items) {
   for (auto& item : items) {
     const auto eq = item.find('=');
     const std::string key = item.substr(0, eq);
-    if (!is_feature(key)) {
+    if (!is_cluster_feature(key)) {
       out.fields.push_back(std::move(item));
       continue;
     }
     const std::string value = eq == std::string::npos ? "" : item.substr(eq + 1);
     if (value != "true" && value != "false") {
-      return invalid("--set " + item + ": expected " + key + "=true (install) or " + key +
-                     "=false (remove)");
+      return invalid_plan("--set " + item + ": expected " + key + "=true (install) or " + key +
+                          "=false (remove)");
     }
     for (const auto* list : {&out.on, &out.off}) {
       if (std::find(list->begin(), list->end(), key) != list->end()) {
-        return invalid("--set " + key + " is given twice");
+        return invalid_plan("--set " + key + " is given twice");
       }
     }
     (value == "true" ? out.on : out.off).push_back(key);
@@ -57,8 +52,8 @@ Result<SplitItems> split_features(std::vector<std::string> items) {
 
 Status check_path(std::string_view flag, const std::string& path) {
   if (!path.empty() && path.front() != '/') {
-    return invalid(std::string(flag) + " " + path +
-                   ": expected an absolute path on the node (\"{node}\" is the node's name)");
+    return invalid_plan(std::string(flag) + " " + path +
+                        ": expected an absolute path on the node (\"{node}\" is the node's name)");
   }
   return ok();
 }
@@ -75,13 +70,13 @@ Error from_file_or_flags(const ReconfigureOptions& o, Error error) {
 // The FeatureConfig of -f; an empty spec when -f was not given.
 Result<FeatureConfigSpec> file_spec(const ReconfigureOptions& o, std::string_view text) {
   if (!o.set.empty() && !o.file.empty()) {
-    return invalid("--set and -f are exclusive: put every field in one of them");
+    return invalid_plan("--set and -f are exclusive: put every field in one of them");
   }
   if (o.file.empty()) return FeatureConfigSpec{};
   FED_ASSIGN_OR_RETURN(auto docs, fedapi::parse_manifests(text, o.file));
   if (docs.size() != 1) {
-    return invalid(o.file + ": expected one FeatureConfig document, found " +
-                   std::to_string(docs.size()));
+    return invalid_plan(o.file + ": expected one FeatureConfig document, found " +
+                        std::to_string(docs.size()));
   }
   auto spec = read_feature_config(docs.front());
   if (!spec) return std::move(spec).error().with_context(o.file);
@@ -92,12 +87,12 @@ Result<CniSwitchPlan> cni_plan(const ReconfigureOptions& o, const FeatureConfigS
                                std::string_view conflist_text) {
   const bool from_file = o.cni_conflist.empty() && !o.rollback;
   if (from_file ? !file.items.empty() : (!o.set.empty() || !o.file.empty())) {
-    return invalid(
+    return invalid_plan(
         "a CNI switch runs alone: give --set or -f in a run of their own, before or after it" +
         std::string(from_file ? " (" + o.file + " has spec.cni and other fields)" : ""));
   }
   if (o.rollback && !o.cni_conflist.empty()) {
-    return invalid("--rollback removes the switch's file: give it without --cni-conflist");
+    return invalid_plan("--rollback removes the switch's file: give it without --cni-conflist");
   }
   CniSwitchPlan cni;
   cni.rollback = o.rollback;
@@ -131,9 +126,9 @@ Result<std::optional<std::string>> cluster_selector(const ReconfigureOptions& o,
   if (util::trim(*text) == "all") return std::optional<std::string>{""};
   auto selector = kube::LabelSelector::parse(*text);
   if (!selector) {
-    return invalid(where + " \"" + *text + "\": " + selector.error().message() +
-                   "; expected a label selector over the members' cluster labels (region=eu, "
-                   "tier in (a,b)) or all");
+    return invalid_plan(where + " \"" + *text + "\": " + selector.error().message() +
+                        "; expected a label selector over the members' cluster labels (region=eu, "
+                        "tier in (a,b)) or all");
   }
   return std::optional<std::string>{selector->to_string()};
 }
@@ -145,7 +140,7 @@ Result<ReconfigurePlan> make_plan(const ReconfigureOptions& o, std::string_view 
   ReconfigurePlan plan;
   if (!o.wait) {
     // The plugin drives the rollout node by node; nothing in the cluster would go on alone.
-    return invalid(
+    return invalid_plan(
         "--wait=false: reconfigure drives the rollout itself and returns when it ends; run it "
         "in the background (or a CI job) instead, and follow it with `kubectl fed reconfigure "
         "status`");
@@ -154,10 +149,12 @@ Result<ReconfigurePlan> make_plan(const ReconfigureOptions& o, std::string_view 
   if (!o.cni_conflist.empty() || o.rollback || !file.cni_conflist.empty()) {
     FED_ASSIGN_OR_RETURN(plan.cni, cni_plan(o, file, conflist_text));
   } else if (!o.cni_conf_dir.empty()) {
-    return invalid("--cni-conf-dir belongs to a CNI switch: add --cni-conflist FILE or --rollback");
+    return invalid_plan(
+        "--cni-conf-dir belongs to a CNI switch: add --cni-conflist FILE or --rollback");
   }
   if (!plan.cni && o.set.empty() && o.file.empty()) {
-    return invalid("nothing to change: give --set field=value (repeatable) or -f features.yaml");
+    return invalid_plan(
+        "nothing to change: give --set field=value (repeatable) or -f features.yaml");
   }
   auto split = split_features(plan.cni         ? std::vector<std::string>{}
                               : o.file.empty() ? o.set
@@ -175,17 +172,17 @@ Result<ReconfigurePlan> make_plan(const ReconfigureOptions& o, std::string_view 
   const bool from_file = !o.max_unavailable_given && file.max_unavailable;
   plan.max_unavailable = from_file ? *file.max_unavailable : o.max_unavailable;
   if (plan.max_unavailable < 1) {
-    return invalid((from_file ? o.file + ": spec.maxUnavailable " : "--max-unavailable ") +
-                   std::to_string(plan.max_unavailable) +
-                   ": expected at least 1 (nodes changed at once in each cluster)");
+    return invalid_plan((from_file ? o.file + ": spec.maxUnavailable " : "--max-unavailable ") +
+                        std::to_string(plan.max_unavailable) +
+                        ": expected at least 1 (nodes changed at once in each cluster)");
   }
   plan.drain = o.drain || file.drain.value_or(false) ? DrainMode::On : DrainMode::Off;
   FED_ASSIGN_OR_RETURN(plan.cluster_selector, cluster_selector(o, file));
   if (!file.name.empty()) plan.feature_config = file.document;
-  if (o.image.empty()) return invalid("--image: expected an image holding fed-agent");
+  if (o.image.empty()) return invalid_plan("--image: expected an image holding fed-agent");
   plan.image = o.image;
   if (!o.kubelet_config.empty() && !o.kubelet_config_dir.empty()) {
-    return invalid("--kubelet-config and --kubelet-config-dir are exclusive");
+    return invalid_plan("--kubelet-config and --kubelet-config-dir are exclusive");
   }
   FED_TRY(check_path("--kubelet-config", o.kubelet_config));
   FED_TRY(check_path("--kubelet-config-dir", o.kubelet_config_dir));
@@ -218,8 +215,8 @@ Result<ReconfigurePlan> make_plan(const ReconfigureOptions& o, std::string_view 
   // A feature waits for an image pull and a webhook's start, not for a kubelet restart.
   plan.feature_timeout = std::max(plan.gate_timeout, std::chrono::seconds(120));
   if (o.dry_run != "none" && o.dry_run != "client") {
-    return invalid("--dry-run " + o.dry_run +
-                   ": expected none or client (server is not supported)");
+    return invalid_plan("--dry-run " + o.dry_run +
+                        ": expected none or client (server is not supported)");
   }
   plan.dry_run = o.dry_run == "client";
   plan.cleanup = o.cleanup ? Cleanup::Remove : Cleanup::Keep;

@@ -12,7 +12,7 @@ namespace {
 using nlohmann::json;
 
 // The status as the API types read it; empty when there is none or it cannot be read.
-fedapi::DeploymentReplicationStatus status_of(const json& replication) {
+fedapi::DeploymentReplicationStatus replication_status(const json& replication) {
   if (!replication.is_object()) return {};
   return fedapi::decode<fedapi::DeploymentReplicationStatus>(
              replication.value("status", json::object()), "status")
@@ -84,7 +84,7 @@ std::string generation_label_warning(const json& virtual_nodes,
 
 bool replication_ready(const json& replication) {
   if (!replication.is_object()) return false;
-  const auto status = status_of(replication);
+  const auto status = replication_status(replication);
   if (status.observed_generation < generation_of(replication)) return false;
   const fedapi::Condition* ready =
       fedapi::find_condition(status.conditions, fedapi::kConditionReplicasAvailable);
@@ -92,7 +92,7 @@ bool replication_ready(const json& replication) {
 }
 
 std::string replication_waiting_reason(const json& replication) {
-  const auto status = status_of(replication);
+  const auto status = replication_status(replication);
   const auto observed = status.observed_generation;
   if (observed < generation_of(replication)) {
     return "the manager has not seen generation " + std::to_string(generation_of(replication)) +
@@ -130,7 +130,7 @@ json replicate_result(const json& replication, ApplyOutcome outcome,
                       const AvailableReplicas& available) {
   const json metadata = replication.value("metadata", json::object());
   json replicas = json::array();
-  for (const auto& [name, entry] : status_of(replication).current_deployment) {
+  for (const auto& [name, entry] : replication_status(replication).current_deployment) {
     replicas.push_back({{"name", name},
                         {"generationLabelsValues", entry.generation_labels_values},
                         {"available", is_available(name, entry, available)}});
@@ -144,7 +144,7 @@ json replicate_result(const json& replication, ApplyOutcome outcome,
 
 Table replicas_table(const json& replication, const AvailableReplicas& available) {
   Table table{{"REPLICA", "COMBINATION", "AVAILABLE", "LAST CONDITION"}, {}};
-  for (const auto& [name, entry] : status_of(replication).current_deployment) {
+  for (const auto& [name, entry] : replication_status(replication).current_deployment) {
     table.rows.push_back({name, combination_text(entry),
                           is_available(name, entry, available) ? "True" : "False",
                           condition_text(entry)});

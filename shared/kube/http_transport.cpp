@@ -34,10 +34,25 @@
 // CONNECT goes to the real host as well. The Host header keeps the real host, as Go's client does.
 
 namespace fed::kube {
-namespace {
+namespace detail {
 
 using CurlEasy = CHandle<CURL, curl_easy_cleanup>;
 using CurlMulti = CHandle<CURLM, curl_multi_cleanup>;
+
+// An easy handle and its multi, reused across requests. Named (not in the anonymous
+// namespace) because HttpTransport::State holds them: see -Wsubobject-linkage.
+struct Pooled {
+  CurlEasy easy;
+  CurlMulti multi;
+};
+
+}  // namespace detail
+
+namespace {
+
+using detail::CurlEasy;
+using detail::CurlMulti;
+using detail::Pooled;
 using CurlShare = CHandle<CURLSH, curl_share_cleanup>;
 using CurlSlist = CHandle<curl_slist, curl_slist_free_all>;
 
@@ -48,11 +63,6 @@ void global_init() {
   static std::once_flag once;
   std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
 }
-
-struct Pooled {
-  CurlEasy easy;
-  CurlMulti multi;
-};
 
 bool iequals(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;

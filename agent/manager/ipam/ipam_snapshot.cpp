@@ -10,7 +10,7 @@
 namespace fed::fabric::ipam::detail {
 namespace {
 
-Unexpected invalid(std::string message) {
+Unexpected invalid_state(std::string message) {
   return fail(ErrorCode::Invalid, "IPAM state: " + std::move(message));
 }
 
@@ -19,8 +19,8 @@ Status take(IpamData& d, const net::Cidr& cidr, Owner owner, const std::string& 
             const std::string& field) {
   FED_TRY(check_network(field, cidr));
   if (const auto* taken = d.used.find_overlap(cidr)) {
-    return invalid(field + ": " + cidr.str() + " overlaps " + describe(*taken) +
-                   "; the saved state is inconsistent (edit or delete the IpamState object)");
+    return invalid_state(field + ": " + cidr.str() + " overlaps " + describe(*taken) +
+                         "; the saved state is inconsistent (edit or delete the IpamState object)");
   }
   d.used.insert({cidr, owner, cluster_id});
   return ok();
@@ -29,7 +29,7 @@ Status take(IpamData& d, const net::Cidr& cidr, Owner owner, const std::string& 
 Status restore_local(IpamData& d, const IpamState& state) {
   if (!state.local) {
     if (!state.reserved_subnets.empty() || !state.clusters.empty() || !state.endpoints.empty()) {
-      return invalid(
+      return invalid_state(
           "podCIDR, serviceCIDR and externalCIDR are missing but peers, mappings or "
           "reserved subnets are present");
     }
@@ -40,8 +40,8 @@ Status restore_local(IpamData& d, const IpamState& state) {
   FED_TRY(take(d, local.service_cidr, Owner::LocalService, "", "serviceCIDR"));
   FED_TRY(take(d, local.external_cidr, Owner::LocalExternal, "", "externalCIDR"));
   if (local.external_cidr.length != local.pod_cidr.length) {
-    return invalid("externalCIDR: " + local.external_cidr.str() + " must have the length of " +
-                   "the PodCIDR " + local.pod_cidr.str());
+    return invalid_state("externalCIDR: " + local.external_cidr.str() +
+                         " must have the length of " + "the PodCIDR " + local.pod_cidr.str());
   }
   for (std::size_t i = 0; i < state.reserved_subnets.size(); ++i) {
     FED_TRY(take(d, state.reserved_subnets[i], Owner::Reserved, "",
@@ -55,7 +55,7 @@ Status restore_local(IpamData& d, const IpamState& state) {
 
 Status restore_cluster(IpamData& d, const std::string& id, const ClusterState& cs) {
   auto valid_id = check_cluster_id(id);
-  if (!valid_id) return invalid("clusterSubnets: " + valid_id.error().message());
+  if (!valid_id) return invalid_state("clusterSubnets: " + valid_id.error().message());
   const std::string path = "clusterSubnets." + id;
   PeerRecord peer;
   if (const auto& s = cs.subnets) {
@@ -63,7 +63,8 @@ Status restore_cluster(IpamData& d, const std::string& id, const ClusterState& c
     FED_TRY(check_network(path + ".externalCIDR", s->external_cidr));
     if (s->remote_pod_cidr.length != s->pod_cidr.length ||
         s->remote_external_cidr.length != s->external_cidr.length) {
-      return invalid(path + ": a remapped network must have the length of the one it replaces");
+      return invalid_state(path +
+                           ": a remapped network must have the length of the one it replaces");
     }
     FED_TRY(take(d, s->remote_pod_cidr, Owner::PeerPod, id, path + ".remotePodCIDR"));
     FED_TRY(
@@ -74,7 +75,7 @@ Status restore_cluster(IpamData& d, const std::string& id, const ClusterState& c
     const auto& ours = *d.local;
     if ((l->pod_cidr && l->pod_cidr->length != ours.pod_cidr.length) ||
         (l->external_cidr && l->external_cidr->length != ours.external_cidr.length)) {
-      return invalid(path + ": the peer's view of our networks must keep their lengths");
+      return invalid_state(path + ": the peer's view of our networks must keep their lengths");
     }
     peer.local = l;
   }
@@ -85,15 +86,15 @@ Status restore_cluster(IpamData& d, const std::string& id, const ClusterState& c
 Status restore_endpoint(IpamData& d, net::Ipv4 endpoint, const EndpointState& es) {
   const std::string path = "endpointMappings." + endpoint.str();
   if (d.local->pod_cidr.contains(endpoint) || d.local->external_cidr.contains(endpoint)) {
-    return invalid(path + ": endpoints of the local PodCIDR or ExternalCIDR hold no address");
+    return invalid_state(path + ": endpoints of the local PodCIDR or ExternalCIDR hold no address");
   }
-  if (es.clusters.empty()) return invalid(path + ".clusters: must name at least one peer");
+  if (es.clusters.empty()) return invalid_state(path + ".clusters: must name at least one peer");
   if (!std::is_sorted(es.clusters.begin(), es.clusters.end()) ||
       std::adjacent_find(es.clusters.begin(), es.clusters.end()) != es.clusters.end()) {
-    return invalid(path + ".clusters: must be sorted and without duplicates");
+    return invalid_state(path + ".clusters: must be sorted and without duplicates");
   }
   if (!d.external_pool->reserve(es.external_ip)) {
-    return invalid(
+    return invalid_state(
         path + ".ip: " + es.external_ip.str() +
         (d.external_pool->usable(es.external_ip)
              ? " is already held by another endpoint (a double allocation)"
@@ -102,7 +103,7 @@ Status restore_endpoint(IpamData& d, net::Ipv4 endpoint, const EndpointState& es
   for (const auto& id : es.clusters) {
     auto peer = d.peers.find(id);
     if (peer == d.peers.end()) {
-      return invalid(path + ".clusters: " + id + " is not in clusterSubnets");
+      return invalid_state(path + ".clusters: " + id + " is not in clusterSubnets");
     }
     peer->second.endpoints.insert(endpoint);
   }

@@ -8,7 +8,7 @@
 namespace fed::offload {
 namespace {
 
-const kube::ResourceRef kPods{{"", "v1", "pods"}, "", "", ""};
+const kube::ResourceRef kAllPods{{"", "v1", "pods"}, "", "", ""};
 
 // A twin's event concerns the host pod of the same name in its origin namespace.
 std::vector<kube::Request> host_request_of_twin(const nlohmann::json& twin) {
@@ -63,7 +63,7 @@ void ReflectionWatches::sync(const std::string& id,
     if (!m.host_pods) {
       kube::InformerOptions options;
       options.field_selector = "spec.nodeName=" + virtual_node_name(id);
-      m.host_pods = start_informer(host_, kPods, std::move(options));
+      m.host_pods = start_informer(host_, kAllPods, std::move(options));
     }
     std::set<std::string> wanted;
     for (const auto& [_, replica] : replicas) wanted.insert(replica);
@@ -93,7 +93,7 @@ void ReflectionWatches::sync(const std::string& id,
 void ReflectionWatches::start_twins(const std::string& id, Member& m, const std::string& replica) {
   kube::InformerOptions options;
   options.label_selector = std::string(kOriginClusterLabel) + "=" + host_id_;
-  m.twins[replica] = start_informer(m.client, kPods.in_namespace(replica), std::move(options));
+  m.twins[replica] = start_informer(m.client, kAllPods.in_namespace(replica), std::move(options));
   spdlog::info("pod reflection: watching twins in {} on {}", replica, id);
 }
 

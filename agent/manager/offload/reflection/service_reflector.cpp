@@ -17,7 +17,7 @@ using nlohmann::json;
 
 const kube::ResourceRef kServices{{"", "v1", "services"}, "", "", ""};
 const kube::ResourceRef kSlices{{"discovery.k8s.io", "v1", "endpointslices"}, "", "", ""};
-constexpr std::chrono::seconds kSettle{2};
+constexpr std::chrono::seconds kServiceSettle{2};
 
 // "web.shop.c2-10-243-0-3": one mapping per Service, member and endpoint (the IPAM counts
 // references, so Services sharing an endpoint share its address).
@@ -160,7 +160,7 @@ Result<kube::Requeue> ServiceReflector::reconcile(const kube::Request& request) 
   }
   FED_TRY(collect_mappings(ns, name, used));
   if (!wanted && !service) return kube::Requeue{};
-  return kube::Requeue{pending ? kSettle : kServiceRecheck};
+  return kube::Requeue{pending ? kServiceSettle : kServiceRecheck};
 }
 
 }  // namespace fed::offload

@@ -20,7 +20,7 @@ using fedapi::NodeSelectorOperator;
 using fedapi::NodeSelectorTerm;
 using nlohmann::json;
 
-constexpr std::string_view kRequired = "requiredDuringSchedulingIgnoredDuringExecution";
+constexpr std::string_view kRequiredNodeAffinity = "requiredDuringSchedulingIgnoredDuringExecution";
 
 json combination_json(const Combination& combination) {
   json j = json::object();
@@ -120,17 +120,17 @@ Result<json> replica_deployment(const json& replication,
 
   // Pinned to the combination's virtual nodes, within whatever the template itself requires.
   NodeSelector pinned{{combination_term(combination)}};
-  const json& required =
-      at_or_empty(at_or_empty(at_or_empty(pod_spec, "affinity"), "nodeAffinity"), kRequired);
+  const json& required = at_or_empty(at_or_empty(at_or_empty(pod_spec, "affinity"), "nodeAffinity"),
+                                     kRequiredNodeAffinity);
   if (!required.empty()) {
     FED_ASSIGN_OR_RETURN(auto user,
                          fedapi::decode<NodeSelector>(required,
                                                       "spec.template.spec.template.spec.affinity."
                                                       "nodeAffinity." +
-                                                          std::string(kRequired)));
+                                                          std::string(kRequiredNodeAffinity)));
     FED_ASSIGN_OR_RETURN(pinned, intersect(user, pinned));
   }
-  pod_spec["affinity"]["nodeAffinity"][std::string(kRequired)] = pinned;
+  pod_spec["affinity"]["nodeAffinity"][std::string(kRequiredNodeAffinity)] = pinned;
   json& tolerations = pod_spec["tolerations"];
   if (!tolerations.is_array()) tolerations = json::array();
   const json toleration = virtual_node_toleration();

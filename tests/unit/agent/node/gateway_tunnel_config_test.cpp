@@ -10,7 +10,8 @@ using nlohmann::json;
 constexpr const char* kKeyC2 = "xTIBA5rboUvnH4htodjb6e697QjLERt1NAB4mZqp8Dg=";
 constexpr const char* kKeyC3 = "BwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwc=";
 
-json node(const std::string& name, const std::string& ip, const std::string& pod, bool gateway) {
+json tunnel_node(const std::string& name, const std::string& ip, const std::string& pod,
+                 bool gateway) {
   json n{{"metadata", {{"name", name}}},
          {"spec", {{"podCIDR", pod}}},
          {"status", {{"addresses", {{{"type", "InternalIP"}, {"address", ip}}}}}}};
@@ -42,14 +43,14 @@ json peering(const std::string& peer, int n, const char* key) {
                 {"conditions", {{{"type", "NetworkReady"}, {"status", "True"}}}}}}};
 }
 
-NodeStateInputs inputs(const std::string& self_node) {
+NodeStateInputs tunnel_inputs(const std::string& self_node) {
   NodeStateInputs in;
   in.self = ClusterInfo{"c1", ClusterRole::Host, net::Cidr::parse("10.241.0.0/16").value(),
                         net::Cidr::parse("10.101.0.0/16").value(), ""};
   in.node_name = self_node;
   in.external_cidr = net::Cidr::parse("10.51.0.0/16").value();
-  in.nodes = {node("node2", "172.30.1.12", "10.241.1.0/24", false),
-              node("node1", "172.30.1.11", "10.241.0.0/24", true)};
+  in.nodes = {tunnel_node("node2", "172.30.1.12", "10.241.1.0/24", false),
+              tunnel_node("node1", "172.30.1.11", "10.241.0.0/24", true)};
   in.peerings = {peering("c3", 3, kKeyC3), peering("c2", 2, kKeyC2)};
   return in;
 }
@@ -57,7 +58,7 @@ NodeStateInputs inputs(const std::string& self_node) {
 }  // namespace
 
 TEST_CASE("a worker node has no tunnel") {
-  auto t = derive_gateway_tunnel(inputs("node2"));
+  auto t = derive_gateway_tunnel(tunnel_inputs("node2"));
   REQUIRE(t);
   CHECK_FALSE(t->gateway);
   CHECK_FALSE(t->address);
@@ -66,7 +67,7 @@ TEST_CASE("a worker node has no tunnel") {
 }
 
 TEST_CASE("the gateway carries one WireGuard peer per ready Peering, as the fabric routes it") {
-  const auto in = inputs("node1");
+  const auto in = tunnel_inputs("node1");
   auto t = derive_gateway_tunnel(in);
   REQUIRE(t);
   CHECK(t->gateway);
@@ -96,7 +97,7 @@ TEST_CASE("the gateway carries one WireGuard peer per ready Peering, as the fabr
 }
 
 TEST_CASE("Peerings that cannot carry traffic yet wait with the reason") {
-  auto in = inputs("node1");
+  auto in = tunnel_inputs("node1");
   in.peerings[1]["spec"].erase("publicKey");
   in.peerings[0]["spec"].erase("gatewayEndpoint");
   auto t = derive_gateway_tunnel(in);
@@ -119,7 +120,7 @@ TEST_CASE("Peerings that cannot carry traffic yet wait with the reason") {
 }
 
 TEST_CASE("a ready Peering the fabric leaves out waits with the fabric's reason") {
-  auto in = inputs("node1");
+  auto in = tunnel_inputs("node1");
   in.external_cidr.reset();
   auto t = derive_gateway_tunnel(in);
   REQUIRE(t);
@@ -129,7 +130,7 @@ TEST_CASE("a ready Peering the fabric leaves out waits with the fabric's reason"
 }
 
 TEST_CASE("a malformed endpoint or key leaves that Peering out with an Error") {
-  auto in = inputs("node1");
+  auto in = tunnel_inputs("node1");
   in.peerings[1]["spec"]["gatewayEndpoint"] = "172.31.0.2";
   in.peerings[0]["spec"]["publicKey"] = "not-a-key";
   auto t = derive_gateway_tunnel(in);
@@ -145,7 +146,7 @@ TEST_CASE("a malformed endpoint or key leaves that Peering out with an Error") {
 
 TEST_CASE(
     "a vxlan Peering goes to the VXLAN tunnel, without a key; an unknown backend is an Error") {
-  auto in = inputs("node1");
+  auto in = tunnel_inputs("node1");
   in.peerings[0]["spec"]["backend"] = "vxlan";
   in.peerings[0]["spec"].erase("publicKey");
   auto t = derive_gateway_tunnel(in);
@@ -170,7 +171,7 @@ TEST_CASE(
 }
 
 TEST_CASE("Peerings naming different local tunnel addresses are Invalid") {
-  auto in = inputs("node1");
+  auto in = tunnel_inputs("node1");
   in.peerings[0]["spec"]["localTunnelAddress"] = "169.254.64.9";
   auto t = derive_gateway_tunnel(in);
   REQUIRE_FALSE(t);

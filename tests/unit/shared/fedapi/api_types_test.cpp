@@ -8,21 +8,9 @@
 #include "tests/unit/shared/fedapi/sample.hpp"
 
 using fed::test::load_sample;
+using fed::test::round_trip;
 using nlohmann::json;
 namespace api = fed::fedapi;
-
-namespace {
-
-// Decodes `part` of `object` as T, encodes it again and checks nothing was lost or added.
-template <typename T>
-T round_trip(const json& object, const char* part) {
-  auto decoded = api::decode<T>(object.at(part), part);
-  REQUIRE_MESSAGE(decoded.has_value(), (decoded ? "" : decoded.error().message()));
-  CHECK(json(*decoded) == object.at(part));
-  return *decoded;
-}
-
-}  // namespace
 
 TEST_CASE("group, version and kinds match the CRDs") {
   CHECK(api::kApiVersion == std::string(api::kGroup) + "/" + std::string(api::kVersion));

@@ -8,18 +8,11 @@
 #include "tests/unit/shared/fedapi/sample.hpp"
 
 using fed::test::load_sample;
+using fed::test::round_trip;
 using nlohmann::json;
 namespace api = fed::fedapi;
 
 namespace {
-
-template <typename T>
-T round_trip(const json& object, const char* part) {
-  auto decoded = api::decode<T>(object.at(part), part);
-  REQUIRE_MESSAGE(decoded.has_value(), (decoded ? "" : decoded.error().message()));
-  CHECK(json(*decoded) == object.at(part));
-  return *decoded;
-}
 
 // The Invalid message of decoding `j` as T.
 template <typename T>

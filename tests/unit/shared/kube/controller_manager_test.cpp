@@ -21,6 +21,7 @@ namespace fed::kube {
 using namespace std::chrono_literals;
 using nlohmann::json;
 using testing::eventually;
+using testing::kConfigMaps;
 using testing::loopback_client;
 using testing::LoopbackServer;
 using testing::TestRequest;
@@ -54,9 +55,7 @@ struct Cluster {
   std::shared_ptr<DynamicClient> client() const { return loopback_client(server, "cm"); }
 };
 
-const ResourceRef kConfigMaps{{"", "v1", "configmaps"}, "default", "", ""};
-
-class RecordingReconciler final : public Reconciler {
+class SeenReconciler final : public Reconciler {
  public:
   Result<Requeue> reconcile(const Request& request) override {
     std::lock_guard lock(mu_);
@@ -86,8 +85,8 @@ TEST_CASE("one informer per collection and selectors, shared by every controller
   CHECK(&narrowed != &first);
   CHECK(&manager.informer(kConfigMaps, labelled) == &narrowed);
 
-  auto& a = manager.own(std::make_unique<RecordingReconciler>());
-  auto& b = manager.own(std::make_unique<RecordingReconciler>());
+  auto& a = manager.own(std::make_unique<SeenReconciler>());
+  auto& b = manager.own(std::make_unique<SeenReconciler>());
   manager.add_controller(a, "a", 1).watch(first);
   manager.add_controller(b, "b", 1).watch(manager.informer(kConfigMaps));
   REQUIRE(manager.start());
@@ -105,7 +104,7 @@ TEST_CASE("one informer per collection and selectors, shared by every controller
 TEST_CASE("a standby's caches sync without its components: caches_synced, not healthy") {
   Cluster cluster;
   ControllerManager manager(cluster.client());
-  auto& reconciler = manager.own(std::make_unique<RecordingReconciler>());
+  auto& reconciler = manager.own(std::make_unique<SeenReconciler>());
   manager.add_controller(reconciler, "a", 1).watch(manager.informer(kConfigMaps));
   CHECK_FALSE(manager.caches_synced());  // not started: no first list yet
   manager.start_caches();
@@ -198,7 +197,7 @@ TEST_CASE("a component that fails to start stops those before it and names itsel
 TEST_CASE("a controller whose cache cannot sync fails the start with the collection's name") {
   LoopbackServer refusing([](const TestRequest&) { return TestResponse::json(503, "{}"); });
   ControllerManager manager(loopback_client(refusing, "down"));
-  auto& reconciler = manager.own(std::make_unique<RecordingReconciler>());
+  auto& reconciler = manager.own(std::make_unique<SeenReconciler>());
   ControllerOptions options;
   options.name = "configmaps";
   options.cache_sync_timeout = 200ms;

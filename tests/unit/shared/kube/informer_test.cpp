@@ -21,6 +21,7 @@ namespace fed::kube {
 using namespace std::chrono_literals;
 using nlohmann::json;
 using testing::eventually;
+using testing::kConfigMaps;
 using testing::loopback_client;
 using testing::LoopbackServer;
 using testing::TestRequest;
@@ -58,8 +59,6 @@ LoopbackServer::Handler scripted_cluster() {
     return r;
   };
 }
-
-const ResourceRef kConfigMaps{{"", "v1", "configmaps"}, "default", "", ""};
 
 }  // namespace
 

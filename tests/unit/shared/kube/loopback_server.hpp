@@ -17,9 +17,13 @@
 #include <utility>
 #include <vector>
 
+#include "shared/kube/resource_ref.hpp"
 #include "tests/unit/shared/kube/test_pki.hpp"
 
 namespace fed::kube::testing {
+
+// The default namespace's ConfigMaps: what the watch, informer and controller tests serve.
+inline const ResourceRef kConfigMaps{{"", "v1", "configmaps"}, "default", "", ""};
 
 struct TestRequest {
   std::string method;

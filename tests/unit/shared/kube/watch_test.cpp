@@ -18,14 +18,13 @@ namespace fed::kube {
 using namespace std::chrono_literals;
 using nlohmann::json;
 using testing::eventually;
+using testing::kConfigMaps;
 using testing::loopback_client;
 using testing::LoopbackServer;
 using testing::TestRequest;
 using testing::TestResponse;
 
 namespace {
-
-const ResourceRef kConfigMaps{{"", "v1", "configmaps"}, "default", "", ""};
 
 std::string event(const std::string& type, const std::string& name, const std::string& rv) {
   json obj{{"kind", "ConfigMap"},

@@ -23,7 +23,7 @@ std::string parse_error(const std::vector<std::string>& items) {
   return set.error().message();
 }
 
-bool has(const std::string& text, std::string_view part) {
+bool mentions(const std::string& text, std::string_view part) {
   return text.find(part) != std::string::npos;
 }
 
@@ -46,18 +46,19 @@ TEST_CASE("parse_set_args keeps the order given, types each value and collects c
 }
 
 TEST_CASE("parse_set_args refuses an empty list, a key given twice and malformed items") {
-  CHECK(has(parse_error({}), "no change given"));
+  CHECK(mentions(parse_error({}), "no change given"));
   const auto twice = parse_error({"maxPods=50", "cpuManagerPolicy=none", "maxPods=60"});
-  CHECK(has(twice, "--set maxPods is given twice"));
+  CHECK(mentions(twice, "--set maxPods is given twice"));
   // The same map entry twice is a duplicate; two entries of one map are not.
-  CHECK(has(parse_error({"kubeReserved.cpu=1", "kubeReserved.cpu=2"}), "given twice"));
+  CHECK(mentions(parse_error({"kubeReserved.cpu=1", "kubeReserved.cpu=2"}), "given twice"));
   CHECK(parse({"kubeReserved.cpu=1", "kubeReserved.memory=1Gi"}).changes.size() == 2);
-  CHECK(has(parse_error({"cpuManagerPolicy"}), "--set cpuManagerPolicy: expected field=value"));
-  CHECK(has(parse_error({"=static"}), "expected field=value"));
-  CHECK(has(parse_error({"cpuManagerPolicy="}), "cpuManagerPolicy=: not one of none, static"));
-  CHECK(has(parse_error({"cpuManagerPolicy=static", "maxPodz=5"}), "did you mean maxPods?"));
+  CHECK(
+      mentions(parse_error({"cpuManagerPolicy"}), "--set cpuManagerPolicy: expected field=value"));
+  CHECK(mentions(parse_error({"=static"}), "expected field=value"));
+  CHECK(mentions(parse_error({"cpuManagerPolicy="}), "cpuManagerPolicy=: not one of none, static"));
+  CHECK(mentions(parse_error({"cpuManagerPolicy=static", "maxPodz=5"}), "did you mean maxPods?"));
   // Everything after the first '=' is the value.
-  CHECK(has(parse_error({"maxPods=5=5"}), "maxPods=5=5"));
+  CHECK(mentions(parse_error({"maxPods=5=5"}), "maxPods=5=5"));
 }
 
 TEST_CASE("to_json is flat and sorted; change_set_from_json gives the same set back") {
@@ -85,10 +86,10 @@ TEST_CASE("to_json is flat and sorted; change_set_from_json gives the same set b
 
 TEST_CASE("change_set_from_json re-checks what it reads through the allow-list") {
   CHECK(change_set_from_json(json::array()).error().code() == ErrorCode::Invalid);
-  CHECK(has(change_set_from_json(json::object()).error().message(), "no change given"));
-  CHECK(has(change_set_from_json(json{{"maxPods", 0}}).error().message(), "from 1 to 10000"));
-  CHECK(has(change_set_from_json(json{{"staticPodPath", "/x"}}).error().message(),
-            "not a KubeletConfiguration field kubectl-fed may change"));
+  CHECK(mentions(change_set_from_json(json::object()).error().message(), "no change given"));
+  CHECK(mentions(change_set_from_json(json{{"maxPods", 0}}).error().message(), "from 1 to 10000"));
+  CHECK(mentions(change_set_from_json(json{{"staticPodPath", "/x"}}).error().message(),
+                 "not a KubeletConfiguration field kubectl-fed may change"));
   CHECK(
       change_set_from_json(json{{"featureGates.SchedulerAsyncPreemption", true}}).error().code() ==
       ErrorCode::Invalid);
@@ -168,8 +169,8 @@ TEST_CASE("check_merged: the static CPU policy needs a CPU reservation") {
   auto refused = check_merged(base);
   REQUIRE_FALSE(refused.has_value());
   CHECK(refused.error().code() == ErrorCode::Invalid);
-  CHECK(has(refused.error().message(), "cpuManagerPolicy=static"));
-  CHECK(has(refused.error().message(), "--set reservedSystemCPUs=0"));
+  CHECK(mentions(refused.error().message(), "cpuManagerPolicy=static"));
+  CHECK(mentions(refused.error().message(), "--set reservedSystemCPUs=0"));
 
   CHECK(check_merged(apply_changes(base, parse({"reservedSystemCPUs=0"}))).has_value());
   CHECK(check_merged(apply_changes(base, parse({"kubeReserved.cpu=500m"}))).has_value());
@@ -194,8 +195,9 @@ TEST_CASE("check_merged: the image GC low threshold must be below the high one")
         json{{"imageGCHighThresholdPercent", 85}, {"imageGCLowThresholdPercent", low}});
     REQUIRE_FALSE(refused.has_value());
     CHECK(refused.error().code() == ErrorCode::Invalid);
-    CHECK(has(refused.error().message(), "imageGCLowThresholdPercent (" + std::to_string(low) +
-                                             ") must be below imageGCHighThresholdPercent (85)"));
+    CHECK(mentions(refused.error().message(),
+                   "imageGCLowThresholdPercent (" + std::to_string(low) +
+                       ") must be below imageGCHighThresholdPercent (85)"));
   }
   // Both come from the merged config: a change of one is checked against the file's other.
   const json file = {{"imageGCHighThresholdPercent", 70}, {"imageGCLowThresholdPercent", 60}};

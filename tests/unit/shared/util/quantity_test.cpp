@@ -27,7 +27,7 @@ std::int64_t milli(const std::string& s) {
   return *v;
 }
 
-std::string err(const std::string& s) {
+std::string quantity_error(const std::string& s) {
   auto q = parse_quantity(s);
   INFO(s);
   REQUIRE_FALSE(q.has_value());
@@ -90,14 +90,14 @@ TEST_CASE("as_double and text") {
 }
 
 TEST_CASE("invalid quantities name the input and the accepted suffixes") {
-  CHECK(err("").find("invalid quantity \"\": expected a number") == 0);
-  CHECK(err("Gi").find("expected a number") != std::string::npos);
-  CHECK(err("4GB").find("unknown suffix \"GB\"") != std::string::npos);
-  CHECK(err("4gi").find("unknown suffix \"gi\"") != std::string::npos);
-  CHECK(err("4 Gi").find("unknown suffix \" Gi\"") != std::string::npos);
-  CHECK(err("1.2.3").find("unknown suffix \".3\"") != std::string::npos);
-  CHECK(err("1e").find("unknown suffix \"e\"") != std::string::npos);
-  CHECK(err("12345678901234567891").find("19 significant digits") != std::string::npos);
+  CHECK(quantity_error("").find("invalid quantity \"\": expected a number") == 0);
+  CHECK(quantity_error("Gi").find("expected a number") != std::string::npos);
+  CHECK(quantity_error("4GB").find("unknown suffix \"GB\"") != std::string::npos);
+  CHECK(quantity_error("4gi").find("unknown suffix \"gi\"") != std::string::npos);
+  CHECK(quantity_error("4 Gi").find("unknown suffix \" Gi\"") != std::string::npos);
+  CHECK(quantity_error("1.2.3").find("unknown suffix \".3\"") != std::string::npos);
+  CHECK(quantity_error("1e").find("unknown suffix \"e\"") != std::string::npos);
+  CHECK(quantity_error("12345678901234567891").find("19 significant digits") != std::string::npos);
 }
 
 TEST_CASE("values beyond int64 are errors, not wrap-arounds") {

@@ -13,6 +13,9 @@
 
 namespace fed::ha {
 
+// The election key of the HA suites (a test prefix, not the manager's).
+inline constexpr const char* kKey = "/kubectl-fed/test/leader";
+
 inline std::unique_ptr<etcd::EtcdClient> client_for(const etcdtest::Cluster& cluster) {
   using namespace std::chrono_literals;
   etcd::ClientOptions o;

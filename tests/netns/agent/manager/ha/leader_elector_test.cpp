@@ -28,8 +28,6 @@ namespace {
 using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
 
-constexpr const char* kKey = "/kubectl-fed/test/leader";
-
 // One manager process as the election sees it: its own etcd client, elector and thread.
 struct Candidate {
   std::unique_ptr<etcd::EtcdClient> client;

@@ -28,7 +28,6 @@ namespace {
 using namespace std::chrono_literals;
 using nlohmann::json;
 
-constexpr const char* kKey = "/kubectl-fed/test/leader";
 constexpr const char* kClusters = "federatedclusters.fed.kubectl-fed.io";
 
 // One manager process: its own etcd client, elector, thread, and state store behind its fence.

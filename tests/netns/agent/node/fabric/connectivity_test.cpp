@@ -15,19 +15,6 @@ std::string reply(const std::string& server, const std::string& src, const std::
   return server + " saw-src=" + src + " got=from-" + client;
 }
 
-ClusterSpec cluster(const std::string& id, int index, const std::string& net24,
-                    const std::string& ext, std::vector<PodSpec> pods) {
-  ClusterSpec c;
-  c.id = id;
-  c.index = index;
-  c.pod_cidr = net24 + ".0/24";
-  c.external_cidr = ext;
-  c.node_pod_cidr[0] = net24 + ".0/25";
-  c.node_pod_cidr[1] = net24 + ".128/25";
-  c.pods = std::move(pods);
-  return c;
-}
-
 }  // namespace
 
 TEST_CASE("distinct PodCIDRs: a pod on A's worker and a pod on B's worker reach each other") {

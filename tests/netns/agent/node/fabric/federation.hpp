@@ -30,6 +30,20 @@ struct ClusterSpec {
   std::string agent_args;  // extra flags for this cluster's agents, e.g. "--direct-routing"
 };
 
+// Cluster `id` with PodCIDR <net24>.0/24, split in halves between its two nodes.
+inline ClusterSpec cluster(const std::string& id, int index, const std::string& net24,
+                           const std::string& ext, std::vector<PodSpec> pods) {
+  ClusterSpec c;
+  c.id = id;
+  c.index = index;
+  c.pod_cidr = net24 + ".0/24";
+  c.external_cidr = ext;
+  c.node_pod_cidr[0] = net24 + ".0/25";
+  c.node_pod_cidr[1] = net24 + ".128/25";
+  c.pods = std::move(pods);
+  return c;
+}
+
 // A peer as the listing cluster sees it.
 struct PeerSpec {
   std::string id;

@@ -18,19 +18,6 @@ using namespace std::chrono_literals;
 
 namespace {
 
-ClusterSpec cluster(const std::string& id, int index, const std::string& net24,
-                    const std::string& ext, std::vector<PodSpec> pods) {
-  ClusterSpec c;
-  c.id = id;
-  c.index = index;
-  c.pod_cidr = net24 + ".0/24";
-  c.external_cidr = ext;
-  c.node_pod_cidr[0] = net24 + ".0/25";
-  c.node_pod_cidr[1] = net24 + ".128/25";
-  c.pods = std::move(pods);
-  return c;
-}
-
 // Clusters A (10.1.0.0/24) and B (10.2.0.0/24), a worker pod each.
 void two_clusters(Federation& fed) {
   fed.add_cluster(cluster("a", 1, "10.1.0", "10.129.0.0/16", {{"pa2", 2, "10.1.0.140"}}));

@@ -157,19 +157,6 @@ void carry(const Side& from, Side& to) {
   }
 }
 
-struct DaemonGuard {
-  Lab& lab;
-  std::vector<std::pair<std::string, std::string>> daemons;  // namespace, interface
-  ~DaemonGuard() {
-    for (const auto& [ns, interface] : daemons) {
-      auto scope = os::NetnsScope::enter_named(lab.ns(ns));
-      if (!scope) continue;
-      os::WireguardGoDaemon daemon({});
-      (void)daemon.stop(interface);
-    }
-  }
-};
-
 // Two gateways: namespaces "a" and "b" joined by a veth (192.0.2.1 and .2), their Sides, and
 // the guard that stops their daemons (declared last: it goes first).
 struct Gateways {

@@ -82,22 +82,6 @@ fed::Status uninstall(Lab& lab, const Gateway& gw) {
   return reconciler.uninstall(gw.desired.options);
 }
 
-// Stops the daemons whatever happens, so a failed case leaves no process behind (Lab keeps
-// the namespaces for inspection). stop() only sees the daemons of the calling thread's network
-// namespace, so it runs in each gateway's.
-struct DaemonGuard {
-  Lab& lab;
-  std::vector<std::pair<std::string, std::string>> daemons;  // namespace, interface
-  ~DaemonGuard() {
-    for (const auto& [ns, interface] : daemons) {
-      auto scope = os::NetnsScope::enter_named(lab.ns(ns));
-      if (!scope) continue;
-      os::WireguardGoDaemon daemon({});
-      (void)daemon.stop(interface);
-    }
-  }
-};
-
 // "pb saw-src=10.250.1.1 got=<payload>", retried while the first handshake completes.
 std::string probe(Lab& lab, const std::string& from, const std::string& to,
                   const std::string& payload, int attempts) {

@@ -9,8 +9,12 @@
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "agent/node/os/linux/kernel_wireguard.hpp"
+#include "agent/node/os/linux/netns_scope.hpp"
+#include "agent/node/os/linux/wireguard_go_daemon.hpp"
 #include "agent/node/tunnel/wireguard_backend.hpp"
 #include "tests/netns/agent/node/fabric/lab.hpp"
 
@@ -50,5 +54,21 @@ inline void require_wireguard() {
     REQUIRE(std::filesystem::exists("/dev/net/tun"));
   }
 }
+
+// Stops the daemons whatever happens, so a failed case leaves no process behind (Lab keeps
+// the namespaces for inspection). stop() only sees the daemons of the calling thread's network
+// namespace, so it runs in each gateway's.
+struct DaemonGuard {
+  fabric::netns_test::Lab& lab;
+  std::vector<std::pair<std::string, std::string>> daemons;  // namespace, interface
+  ~DaemonGuard() {
+    for (const auto& [ns, interface] : daemons) {
+      auto scope = os::NetnsScope::enter_named(lab.ns(ns));
+      if (!scope) continue;
+      os::WireguardGoDaemon daemon({});
+      (void)daemon.stop(interface);
+    }
+  }
+};
 
 }  // namespace fed::tunnel::netns_test

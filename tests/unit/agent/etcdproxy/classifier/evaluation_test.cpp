@@ -10,26 +10,10 @@
 #include <sstream>
 
 #include "agent/etcdproxy/classifier/dataset_csv.hpp"
+#include "tests/unit/agent/etcdproxy/classifier/synthetic.hpp"
 
 using namespace fed::etcdproxy::classifier;
-
-namespace {
-
-// Four separable classes: class = 1*(x0 high) + 2*(x1 high), plus a noise column.
-void synthetic(std::size_t n, unsigned seed, Matrix& x, std::vector<int>& y) {
-  std::mt19937 rng(seed);
-  std::normal_distribution<float> noise(0, 0.05f);
-  x.cols = 3;
-  for (std::size_t i = 0; i < n; ++i) {
-    const int cls = static_cast<int>(i % 4);
-    x.values.push_back(((cls & 1) ? 1.0f : 0.0f) + noise(rng));
-    x.values.push_back(((cls & 2) ? 1.0f : 0.0f) + noise(rng));
-    x.values.push_back(noise(rng) * 10);
-    y.push_back(cls);
-  }
-}
-
-}  // namespace
+using fed::etcdproxy::classifier::testing::synthetic;
 
 TEST_CASE("evaluation over splits: per-class scores, row and episode splits, CSV round trip") {
   Dataset d;

@@ -7,28 +7,10 @@
 #include <limits>
 #include <random>
 
+#include "tests/unit/agent/etcdproxy/classifier/synthetic.hpp"
+
 using namespace fed::etcdproxy::classifier;
-
-namespace {
-
-// Four separable classes in two features (x0: delay-like, x1: load-like) plus a noise column;
-// class = 1*(x0 high) + 2*(x1 high), like the leader states.
-void synthetic(std::size_t n, unsigned seed, Matrix& x, std::vector<int>& y) {
-  std::mt19937 rng(seed);
-  std::normal_distribution<float> noise(0, 0.05f);
-  x.cols = 3;
-  for (std::size_t i = 0; i < n; ++i) {
-    const int cls = static_cast<int>(i % 4);
-    const float delay = (cls & 1) ? 1.0f : 0.0f;
-    const float load = (cls & 2) ? 1.0f : 0.0f;
-    x.values.push_back(delay + noise(rng));
-    x.values.push_back(load + noise(rng));
-    x.values.push_back(noise(rng) * 10);
-    y.push_back(cls);
-  }
-}
-
-}  // namespace
+using fed::etcdproxy::classifier::testing::synthetic;
 
 TEST_CASE("XGBoost learns separable classes, saves and loads the same model") {
   Matrix train, test;

@@ -22,7 +22,7 @@ namespace {
 
 // A hub with a /22 ExternalCIDR (10.0.0.0/22) and peers a (sees our networks as they are) and
 // d (sees our ExternalCIDR as 10.50.0.0/22).
-void make_hub(Ipam& hub) {
+void make_block_hub(Ipam& hub) {
   fed::test::install(hub, "10.200.0.0/22", "10.96.0.0/12");
   REQUIRE(hub.local_networks()->external_cidr == cidr("10.0.0.0/22"));
   fed::test::peer(hub, "a", "10.2.0.0/22", "10.3.0.0/22");
@@ -66,7 +66,7 @@ TEST_CASE("a block is never larger than the ExternalCIDR it divides") {
 
 TEST_CASE("the IPAM reports the addresses each change touched, and answers per block") {
   Ipam hub;
-  make_hub(hub);
+  make_block_hub(hub);
   CHECK(changed(hub).empty());
   // 300 endpoints: the lowest addresses first, so blocks /24 0 and 1 of 10.0.0.0/22.
   for (int i = 0; i < 300; ++i) {
@@ -116,7 +116,7 @@ TEST_CASE("the IPAM reports the addresses each change touched, and answers per b
 
 TEST_CASE("an IpamBlock round-trips, and one holding an address outside it is refused") {
   Ipam hub;
-  make_hub(hub);
+  make_block_hub(hub);
   REQUIRE(hub.map_endpoint_ip("a", ip("10.9.0.7")));
   const auto block = cidr("10.0.0.0/24");
   auto spec = ipam::to_block_spec(block, hub.endpoints_in(block));

@@ -11,7 +11,7 @@ using nlohmann::json;
 
 namespace {
 
-const TwinTarget kTarget{"c1", "shop", "shop-c1"};
+const TwinTarget kServiceTarget{"c1", "shop", "shop-c1"};
 
 json service() {
   return json::parse(R"({
@@ -49,7 +49,7 @@ TEST_CASE("which Services are reflected") {
 }
 
 TEST_CASE("the twin Service: a ClusterIP Service with the ports, no selector, our labels") {
-  const json twin = twin_service(service(), kTarget);
+  const json twin = twin_service(service(), kServiceTarget);
   CHECK(twin["metadata"]["namespace"] == "shop-c1");
   CHECK(twin["metadata"]["name"] == "web");
   CHECK(twin["metadata"]["labels"]["kubectl-fed.io/origin-cluster"] == "c1");
@@ -74,7 +74,7 @@ TEST_CASE("host endpoints: ready IPv4 addresses of every slice, once, sorted") {
 
 TEST_CASE("the twin EndpointSlice: for kube-proxy, not the member's slice controller") {
   const json ports = json::array({{{"name", "http"}, {"port", 8080}, {"protocol", "TCP"}}});
-  const json twin = twin_endpoint_slice("web", {"10.0.2.1", "10.243.0.3"}, ports, kTarget);
+  const json twin = twin_endpoint_slice("web", {"10.0.2.1", "10.243.0.3"}, ports, kServiceTarget);
   CHECK(twin["metadata"]["name"] == "web-kubectl-fed");
   CHECK(twin["metadata"]["labels"]["kubernetes.io/service-name"] == "web");
   CHECK(twin["metadata"]["labels"]["endpointslice.kubernetes.io/managed-by"] == "kubectl-fed.io");

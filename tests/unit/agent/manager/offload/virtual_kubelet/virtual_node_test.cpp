@@ -30,7 +30,7 @@ fedapi::FederatedClusterStatus status(std::string network, std::string ready) {
   return s;
 }
 
-const json* condition(const json& node, std::string_view type) {
+const json* node_condition(const json& node, std::string_view type) {
   for (const auto& c : node["status"]["conditions"]) {
     if (c["type"] == type) return &c;
   }
@@ -85,12 +85,12 @@ TEST_CASE("the virtual Node of a member: name, labels, taint, capacity, conditio
   const json resources{{"cpu", "4"}, {"memory", "8Gi"}, {"pods", "110"}};
   CHECK((*node)["status"]["capacity"] == resources);
   CHECK((*node)["status"]["allocatable"] == resources);
-  const json* ready = condition(*node, "Ready");
+  const json* ready = node_condition(*node, "Ready");
   REQUIRE(ready != nullptr);
   CHECK((*ready)["status"] == "True");
   CHECK((*ready)["lastHeartbeatTime"] == kNowText);
   CHECK((*ready)["lastTransitionTime"] == kNowText);
-  CHECK((*condition(*node, "MemoryPressure"))["status"] == "False");
+  CHECK((*node_condition(*node, "MemoryPressure"))["status"] == "False");
 }
 
 TEST_CASE("conditions keep their transition time while unchanged, move when they flip") {
@@ -101,13 +101,13 @@ TEST_CASE("conditions keep their transition time while unchanged, move when they
   auto again =
       virtual_node(member(), readiness(status("True", "True"), Leaving::No), *first, later);
   REQUIRE(again);
-  CHECK((*condition(*again, "Ready"))["lastTransitionTime"] == kNowText);
-  CHECK((*condition(*again, "Ready"))["lastHeartbeatTime"] == "2026-11-18T11:07:40Z");
+  CHECK((*node_condition(*again, "Ready"))["lastTransitionTime"] == kNowText);
+  CHECK((*node_condition(*again, "Ready"))["lastHeartbeatTime"] == "2026-11-18T11:07:40Z");
   auto down =
       virtual_node(member(), readiness(status("True", "False"), Leaving::No), *again, later);
   REQUIRE(down);
-  CHECK((*condition(*down, "Ready"))["status"] == "False");
-  CHECK((*condition(*down, "Ready"))["lastTransitionTime"] == "2026-11-18T11:07:40Z");
+  CHECK((*node_condition(*down, "Ready"))["status"] == "False");
+  CHECK((*node_condition(*down, "Ready"))["lastTransitionTime"] == "2026-11-18T11:07:40Z");
 }
 
 TEST_CASE("offered resources: absent is zero, malformed names the field") {
@@ -116,7 +116,7 @@ TEST_CASE("offered resources: absent is zero, malformed names the field") {
   auto node = virtual_node(spec, Readiness{}, nullptr, kNow);
   REQUIRE(node);
   CHECK((*node)["status"]["capacity"]["cpu"] == "0");
-  CHECK((*condition(*node, "Ready"))["status"] == "False");
+  CHECK((*node_condition(*node, "Ready"))["status"] == "False");
   spec.offered_memory = "8GB";
   node = virtual_node(spec, Readiness{}, nullptr, kNow);
   REQUIRE_FALSE(node);
