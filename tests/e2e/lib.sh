@@ -5,6 +5,8 @@ set -euo pipefail
 
 REPO=${FED_SOURCE_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 TESTBED="$REPO/scripts/testbed"
+# shellcheck source=../../scripts/lib/fed_agent_pids.sh
+source "$REPO/scripts/lib/fed_agent_pids.sh"
 checks=0
 
 KUBECTL=${KUBECTL:-$("$TESTBED" kubectl-path)}

@@ -19,19 +19,12 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# fed-agent processes of c1's nodes and pods: their cgroups name the node.
-product_pids() {
-  local p
-  for p in $(pgrep -f '^/usr/local/bin/fed-agent (node|manager|tenancy|podpreset|etcd-proxy)( |$)'); do
-    grep -q 'fedtb-c1-node' "/proc/$p/cgroup" 2>/dev/null && echo "$p"
-  done
-}
 role_of() { tr '\0' ' ' <"/proc/$1/cmdline" | awk '{print $2}'; }
 # "ADDRESS:PORT" of each TCP socket process $1 listens on, seen from its network namespace.
 listening() { nsenter -t "$1" -n ss -ltnpH | awk -v p="pid=$1," 'index($0, p) {print $4}' | sort -u; }
 in_netns() { local p=$1; shift; nsenter -t "$p" -n "$@"; }
 
-pids=$(product_pids)
+pids=$(fed_agent_pids any cgroup=fedtb-c1-node)  # c1's nodes and pods: their cgroups name the node
 [ -n "$pids" ] || fail "no fed-agent process of c1 found (is the demo's federation still up?)"
 roles=$(for p in $pids; do role_of "$p"; done | sort | uniq -c | awk '{print $2 "x" $1}' | tr '\n' ' ')
 pass "c1 runs fed-agent processes: $roles"

@@ -26,16 +26,6 @@ one_leader_published() {
     -o jsonpath='{.items[*].endpoints[?(@.conditions.ready==true)].addresses[*]}')" = "$ip" ]
 }
 
-# manager_pid POD: the pid of the manager process of POD on this machine (the testbed's nodes
-# are network namespaces of it), found by the pod name in its environment.
-manager_pid() {
-  local pod=$1 p
-  for p in $(pgrep -f 'fed-agent manager'); do
-    tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx "POD_NAME=$pod" && { echo "$p"; return 0; }
-  done
-  return 1
-}
-
 manager_ha() {
   local mode=$1
   eventually 120 "$mode: the federation etcd member runs on c1's gateway node" bash -c \
@@ -55,7 +45,7 @@ manager_ha() {
 
   # The active manager's process alone, SIGKILLed: no resignation, the standby waits out the
   # lease (600 ms) and takes over.
-  pid=$(manager_pid "$leader") || fail "$mode: no process of $leader on this machine"
+  pid=$(fed_agent_pid manager "pod=$leader") || fail "$mode: no process of $leader on this machine"
   kill -9 "$pid"
   eventually 30 "$mode: the standby $standby took over after the leader's SIGKILL" one_leader_published "$standby"
   expect_eq "$mode: fed-leader's epoch moved on" "$(leader_data epoch)" $((epoch + 1))

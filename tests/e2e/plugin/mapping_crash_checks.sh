@@ -39,14 +39,7 @@ ready_count_is() { [ "$(crash_ready | wc -l)" = "$1" ]; }
 rules_match_mappings() { [ "$(crash_rules)" = "$(crash_ready)" ]; }
 crash_mappings_count_is() { [ "$(k c1 get endpointmappings -l crash=1 -o name | wc -l)" = "$1" ]; }
 all_unmapped() { crash_mappings_count_is 0 && [ -z "$(crash_rules)" ]; }
-gateway_agent_pid() {
-  local want p
-  want=$(stat -L -c %i /run/netns/fedtb-c1-node1)
-  for p in $(pgrep -f 'fed-agent node'); do
-    [ "$(stat -L -c %i "/proc/$p/ns/net" 2>/dev/null)" = "$want" ] && { echo "$p"; return 0; }
-  done
-  return 1
-}
+gateway_agent_pid() { fed_agent_pid node netns=fedtb-c1-node1; }
 
 mapping_crashes() {
   local mode=$1 n=$CRASH_MAPPINGS step s creators=() pid deleted kept
@@ -61,7 +54,7 @@ mapping_crashes() {
   k c1 -n kubectl-fed-system scale deployment fed-manager --replicas 2 >/dev/null
   eventually 120 "$mode: crash: the backlog of $n is being mapped" bash -c \
     "[ \"\$(kubectl --kubeconfig $("$TESTBED" kubeconfig c1) get ipamblocks -o json | jq '[.items[].spec.endpointMappings // {} | length] | add // 0')\" -ge $((n / 4)) ]"
-  pid=$(manager_pid "$(leader_pods)") || fail "$mode: crash: no process of the leading manager"
+  pid=$(fed_agent_pid manager "pod=$(leader_pods)") || fail "$mode: crash: no process of the leading manager"
   kill -9 "$pid"
   eventually 120 "$mode: crash: the gateway has half of it live" live_at_least $((n / 2))
   pid=$(gateway_agent_pid) || fail "$mode: crash: no gateway agent process on c1/node1"
