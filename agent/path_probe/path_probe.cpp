@@ -22,6 +22,8 @@ namespace {
 
 using clock = std::chrono::steady_clock;
 constexpr std::chrono::milliseconds kAttempt{3000};
+// How long a connection may take to send the token (one short line from a program).
+constexpr std::chrono::milliseconds kTokenWait{2000};
 
 std::string peer_address(const sockaddr_storage& peer) {
   char text[INET6_ADDRSTRLEN] = {};
@@ -55,9 +57,32 @@ Result<std::string> read_line(const Fd& fd, std::chrono::milliseconds timeout) {
   return line;
 }
 
+// The listener's line on a fresh connection, after sending `token` when there is one.
+Result<std::string> ask_listener(const Fd& fd, const std::string& token) {
+  if (!token.empty()) {
+    const std::string first = token + "\n";
+    if (::write(fd.get(), first.data(), first.size()) != static_cast<ssize_t>(first.size())) {
+      return fail(ErrorCode::Unavailable,
+                  std::string("sending the token: ") + std::strerror(errno));
+    }
+  }
+  return read_line(fd, kAttempt);
+}
+
+// Whether `line` is `token`, in time independent of where they differ.
+bool token_matches(const std::string& line, const std::string& token) {
+  if (line.size() != token.size()) return false;
+  unsigned char diff = 0;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    diff |= static_cast<unsigned char>(line[i] ^ token[i]);
+  }
+  return diff == 0;
+}
+
 }  // namespace
 
-Status listen(std::uint16_t port, const std::string& id, std::chrono::milliseconds deadline) {
+Status listen(std::uint16_t port, const std::string& id, std::chrono::milliseconds deadline,
+              const std::string& token) {
   // As a container's PID 1 the probe gets no default action for SIGTERM: without this, a pod
   // of it takes its whole grace period to delete.
   auto signals = agent::ShutdownSignals::install();
@@ -76,6 +101,14 @@ Status listen(std::uint16_t port, const std::string& id, std::chrono::millisecon
     socklen_t len = sizeof(peer);
     Fd conn(::accept4(sock.get(), reinterpret_cast<sockaddr*>(&peer), &len, SOCK_CLOEXEC));
     if (!conn) continue;
+    if (!token.empty()) {
+      auto sent = read_line(conn, kTokenWait);
+      if (!sent || !token_matches(*sent, token)) {
+        std::printf("probe %s refused %s (no token)\n", id.c_str(), peer_address(peer).c_str());
+        std::fflush(stdout);
+        continue;
+      }
+    }
     const std::string line = fedapi::probe_answer_line(id, peer_address(peer));
     // One short write to a fresh socket; a peer that went away is not our failure.
     (void)!::write(conn.get(), line.data(), line.size());
@@ -86,7 +119,7 @@ Status listen(std::uint16_t port, const std::string& id, std::chrono::millisecon
 }
 
 Result<std::string> dial(const std::string& address, std::uint16_t port,
-                         std::chrono::milliseconds timeout) {
+                         std::chrono::milliseconds timeout, const std::string& token) {
   const auto end = clock::now() + timeout;
   std::string last = "no attempt was made";
   while (true) {
@@ -94,7 +127,7 @@ Result<std::string> dial(const std::string& address, std::uint16_t port,
     if (left.count() <= 0) break;
     auto fd = etcdproxy::dial_tcp({address, port}, std::min(left, kAttempt));
     if (fd) {
-      auto line = read_line(*fd, kAttempt);
+      auto line = ask_listener(*fd, token);
       if (line && fedapi::parse_probe_answer(*line)) return line;
       last = line ? fedapi::parse_probe_answer(*line).error().message() : line.error().message();
     } else {
@@ -105,6 +138,16 @@ Result<std::string> dial(const std::string& address, std::uint16_t port,
   return fail(ErrorCode::Unavailable, "no answer from " + address + ":" + std::to_string(port) +
                                           " in " + std::to_string(timeout.count() / 1000) +
                                           "s: " + last);
+}
+
+Status idle(std::chrono::milliseconds deadline) {
+  auto signals = agent::ShutdownSignals::install();
+  const auto end = clock::now() + deadline;
+  while (clock::now() < end) {
+    pollfd p{signals ? signals->fd() : -1, POLLIN, 0};
+    if (::poll(&p, 1, 500) > 0 && p.revents != 0) return ok();
+  }
+  return ok();
 }
 
 }  // namespace fed::probe

@@ -10,6 +10,7 @@
 #include "shared/fedapi/peering.hpp"
 #include "shared/fedapi/probe_answer.hpp"
 #include "shared/net/net_types.hpp"
+#include "shared/pki/random_token.hpp"
 #include "shared/util/rfc3339.hpp"
 
 namespace fed::plugin {
@@ -116,12 +117,13 @@ Result<std::string> translate_address(const std::string& address, const std::str
 }
 
 json probe_pod(const std::string& name, const std::string& image,
-               const std::vector<std::string>& args) {
+               const std::vector<std::string>& args, const std::string& token) {
   json container{{"name", "probe"},
                  {"image", image},
                  {"imagePullPolicy", "IfNotPresent"},
                  {"command", json::array({"/usr/local/bin/fed-agent", "probe"})},
                  {"args", args},
+                 {"env", json::array({{{"name", "FED_PROBE_TOKEN"}, {"value", token}}})},
                  {"securityContext",
                   {{"runAsNonRoot", true},
                    {"runAsUser", 65534},
@@ -153,13 +155,17 @@ Result<json> prove_data_path(const ProbeSides& s, const json& peering,
   FED_ASSIGN_OR_RETURN(auto status, fedapi::decode<fedapi::PeeringStatus>(
                                         peering.value("status", json::object()), "Peering status"));
   ProbePods pods;
+  // The listener answers only the dialler made here (anything else reaching the pod learns
+  // nothing); a fresh token per proof.
+  FED_ASSIGN_OR_RETURN(const std::string token, pki::random_token());
 
   out.progress("Proving the data path: a probe listener on " + s.host_id + "...");
   FED_ASSIGN_OR_RETURN(auto listener,
                        pods.create(s.host,
                                    probe_pod("fed-probe-" + s.member_id, s.image,
                                              {"--listen", std::to_string(kProbePort), "--id",
-                                              s.host_id, "--for", seconds_left(deadline)}),
+                                              s.host_id, "--for", seconds_left(deadline)},
+                                             token),
                                    s.host_id));
   FED_ASSIGN_OR_RETURN(auto lpod, watch_pod(s.host, listener, deadline, [](const json& p) {
                          return phase_of(p) != "Pending" && !p["status"].value("podIP", "").empty();
@@ -179,7 +185,8 @@ Result<json> prove_data_path(const ProbeSides& s, const json& peering,
                        pods.create(s.member,
                                    probe_pod("fed-probe-" + s.host_id, s.image,
                                              {"--dial", target + ":" + std::to_string(kProbePort),
-                                              "--timeout", seconds_left(deadline)}),
+                                              "--timeout", seconds_left(deadline)},
+                                             token),
                                    s.member_id));
   FED_ASSIGN_OR_RETURN(auto dpod, watch_pod(s.member, dialler, deadline, [](const json& p) {
                          const auto phase = phase_of(p);

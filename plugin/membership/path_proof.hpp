@@ -25,9 +25,10 @@ Result<std::string> translate_address(const std::string& address, const std::str
                                       const std::string& to);
 
 // A probe pod in kubectl-fed-system: restartPolicy Never, no service-account token, running
-// `fed-agent probe ARGS...` unprivileged. Pure.
+// `fed-agent probe ARGS...` unprivileged with `token` in $FED_PROBE_TOKEN (the listener answers
+// only the dialler that sends it). Pure.
 nlohmann::json probe_pod(const std::string& name, const std::string& image,
-                         const std::vector<std::string>& args);
+                         const std::vector<std::string>& args, const std::string& token);
 
 struct ProbeSides {
   kube::DynamicClient& host;

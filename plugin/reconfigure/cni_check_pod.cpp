@@ -46,8 +46,8 @@ json cni_probe_pod(const std::string& image, std::string_view node) {
                {"image", image},
                {"imagePullPolicy", "IfNotPresent"},
                {"command",
-                {"/usr/local/bin/fed-agent", "probe", "--listen", "7946", "--id", "cni-probe",
-                 "--for", "60s"}},
+                // Only its address is read: it runs for a minute and listens on nothing.
+                {"/usr/local/bin/fed-agent", "probe", "--for", "60s"}},
                {"securityContext",
                 {{"allowPrivilegeEscalation", false},
                  {"readOnlyRootFilesystem", true},

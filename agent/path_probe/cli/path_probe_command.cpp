@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <cstdlib>
 #include <fstream>
 #include <iostream>
 
@@ -32,7 +33,9 @@ int usage_error(const std::string& message) {
 
 ProbeCommand::ProbeCommand(CLI::App& command) : app_(&command) {
   app_->add_option("--listen", listen_port_,
-                   "Serve on this TCP port: answer each connection with the source address seen");
+                   "Serve on this TCP port: answer each connection with the source address seen "
+                   "(only those that send $FED_PROBE_TOKEN first when it is set). Neither --listen "
+                   "nor --dial: run for --for, serving nothing");
   app_->add_option("--id", id_, "The listener's name in its answers");
   app_->add_option("--for", serve_for_, "How long the listener serves (a Go duration)")
       ->capture_default_str();
@@ -42,15 +45,20 @@ ProbeCommand::ProbeCommand(CLI::App& command) : app_(&command) {
 }
 
 int ProbeCommand::run(const agent::AgentOptions&) {
-  if ((listen_port_ > 0) == !dial_.empty()) {
-    return usage_error("give one of --listen PORT or --dial ADDRESS:PORT");
+  if (listen_port_ > 0 && !dial_.empty()) {
+    return usage_error("give one of --listen PORT or --dial ADDRESS:PORT, not both");
   }
-  if (listen_port_ > 0) {
+  // From the environment, not a flag: a pod's command line shows on its node to anyone (ps).
+  const char* token_env = std::getenv("FED_PROBE_TOKEN");
+  const std::string token = token_env != nullptr ? token_env : "";
+  if (dial_.empty()) {
     if (listen_port_ > 65535) return usage_error("--listen: a port is 1-65535");
     auto serve_for = util::parse_duration(serve_for_);
     if (!serve_for) return usage_error("--for: " + serve_for.error().message());
-    auto served = listen(static_cast<std::uint16_t>(listen_port_), id_,
-                         std::chrono::duration_cast<std::chrono::milliseconds>(*serve_for));
+    const auto deadline = std::chrono::duration_cast<std::chrono::milliseconds>(*serve_for);
+    auto served = listen_port_ > 0
+                      ? listen(static_cast<std::uint16_t>(listen_port_), id_, deadline, token)
+                      : idle(deadline);
     if (!served) return usage_error(served.error().message());
     return 0;
   }
@@ -59,7 +67,7 @@ int ProbeCommand::run(const agent::AgentOptions&) {
   auto timeout = util::parse_duration(timeout_);
   if (!timeout) return usage_error("--timeout: " + timeout.error().message());
   auto answer = dial(target->host, target->port,
-                     std::chrono::duration_cast<std::chrono::milliseconds>(*timeout));
+                     std::chrono::duration_cast<std::chrono::milliseconds>(*timeout), token);
   if (!answer) {
     std::cerr << "fed-agent probe: " << answer.error().message() << "\n";
     record_outcome(answer.error().message());

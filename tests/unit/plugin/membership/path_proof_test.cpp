@@ -22,7 +22,7 @@ TEST_CASE("addresses move between a network and its remap as NETMAP moves them")
 
 TEST_CASE("probe pods run fed-agent probe unprivileged, without a token, labelled as ours") {
   const auto pod = probe_pod("fed-probe-c2", "fed.local/fed-agent:dev",
-                             {"--listen", "7946", "--id", "c1", "--for", "60s"});
+                             {"--listen", "7946", "--id", "c1", "--for", "60s"}, "0123abcd");
   CHECK(pod["metadata"]["generateName"] == "fed-probe-c2-");
   CHECK(pod["metadata"]["namespace"] == "kubectl-fed-system");
   CHECK(pod["metadata"]["labels"]["app.kubernetes.io/part-of"] == "kubectl-fed");
@@ -36,6 +36,8 @@ TEST_CASE("probe pods run fed-agent probe unprivileged, without a token, labelle
   CHECK(c["securityContext"]["allowPrivilegeEscalation"] == false);
   CHECK(c["securityContext"]["capabilities"]["drop"] == nlohmann::json::array({"ALL"}));
   CHECK_FALSE(c.contains("ports"));
+  // The probe's shared secret rides in the environment, not on the command line (ps shows it).
+  CHECK(c["env"] == nlohmann::json::array({{{"name", "FED_PROBE_TOKEN"}, {"value", "0123abcd"}}}));
 }
 
 namespace {

@@ -227,6 +227,9 @@ TEST_CASE("the CNI probe: a new pod's address must come from the new network") {
   CHECK(probe["metadata"]["name"] == "cni-probe-node1");
   CHECK(probe["spec"]["nodeName"] == "node1");
   CHECK(probe["spec"]["automountServiceAccountToken"] == false);
+  // Only its address is read: it listens on nothing.
+  CHECK(probe["spec"]["containers"][0]["command"] ==
+        json::array({"/usr/local/bin/fed-agent", "probe", "--for", "60s"}));
 }
 
 TEST_CASE("the API server's address replaces the Service address in a host-network pod") {
