@@ -319,16 +319,19 @@ Status run_join(const GlobalOptions& global, const JoinOptions& o, Output& out) 
   doc["gatewayNode"] = gateway;
   if (o.wait) {
     const auto started = std::chrono::steady_clock::now();
-    FED_ASSIGN_OR_RETURN(auto ready,
-                         wait_until_ready(*host, o.member, o.timeout, out, written_generation));
+    FED_ASSIGN_OR_RETURN(
+        auto ready, wait_until_ready(global, leader, o.member, o.timeout, out, written_generation));
     doc["ready"] = true;
     doc["status"] = ready.value("status", json::object());
+    // The leader may have moved while it waited: the member is peered with the new one's host.
+    doc["readyOnHost"] = leader.cluster_id;
+    host = leader.client;
     FED_ASSIGN_OR_RETURN(auto peering, host->get(fedapi::ref(fedapi::kPeering, o.member)));
     const auto left = o.timeout - std::chrono::duration_cast<std::chrono::milliseconds>(
                                       std::chrono::steady_clock::now() - started);
     FED_ASSIGN_OR_RETURN(
         doc["dataPath"],
-        prove_data_path({*host, *member.client, host_id, o.member, o.image}, peering,
+        prove_data_path({*host, *member.client, leader.cluster_id, o.member, o.image}, peering,
                         std::max(left, std::chrono::milliseconds(std::chrono::seconds(30))), out));
   }
   out.print(doc, [&](std::ostream& os) {
