@@ -19,6 +19,8 @@ on_exit() {
   local rc=$?
   stop_background_jobs  # a traffic or mapping load loop, if a check inside it failed
   if [ "$rc" != 0 ]; then
+    # What the failed check last saw, when it kept it (CI keeps the head and tail of a long log).
+    [ -s "$work/why" ] && { echo "--- the failed check last saw:"; cut -c1-400 "$work/why" | tail -n 20; }
     for f in /var/lib/fedtb/c*/node*/logs/kubelet.log /var/lib/fedtb/c*/node*/logs/containerd.log; do
       # Without the filesystem-stats errors the testbed's kubelets log every 10 s.
       [ -f "$f" ] && { echo "--- $f"; grep -v 'eviction_manager\|cri_stats_provider' "$f" | tail -n 8; }
@@ -144,7 +146,9 @@ scenario() {
   export KUBECONFIG="$("$TESTBED" kubeconfig c1):$("$TESTBED" kubeconfig c2):$("$TESTBED" kubeconfig c3)"
   kernel_state >"$work/c3.before"
 
-  ok_run init init --context c1
+  # Distinct PodCIDRs: c1 states its cluster CIDR (its nodes' /24s are all init would find), so
+  # its ExternalCIDR, of the same length, holds mapping_crashes' 10 000 endpoints.
+  ok_run init init --context c1 $([ "$mode" = distinct ] && echo --pod-cidr 10.241.0.0/16)
   local i c3_flags=("${C3_TENANCY[@]}")
   [ "$mode" = same ] && c3_flags+=(--direct-routing --tunnel-backend vxlan)
   for i in 2 3; do

@@ -1,24 +1,42 @@
 # shellcheck shell=bash
 # Endpoint mappings through crashes (issue 27, docs/DATAPATH.md "Endpoint mappings at scale"),
-# sourced by datapath_test.sh (manager_ha_checks.sh's helpers) with c2 and c3 joined to c1. A
-# backlog of 400 EndpointMappings for c2 (c1's ExternalCIDR has the length of its discovered
-# PodCIDR, a /23 of 510 addresses here, so no more; the bench's federation is initialised with
-# a /16 for its tens of thousands) is posted while c1's managers are scaled to 0, so the
-# managers start with all of it at once; while it is being mapped the leading manager's process
-# is SIGKILLed, then the gateway agent's on c1/node1, and a tenth of the mappings is deleted.
-# Afterwards every mapping is Ready once, no address is given twice, and c1's gateway holds
-# exactly one DNAT rule per mapping: none twice, none of a deleted one.
+# sourced by datapath_test.sh (manager_ha_checks.sh's helpers) with c2 and c3 joined to c1,
+# which was initialised with --pod-cidr 10.241.0.0/16 (its cluster CIDR), so its ExternalCIDR
+# is a /16. A backlog of 10 000 EndpointMappings for c2 is posted while c1's managers are
+# scaled to 0, so the managers start with all of it at once; while it is being mapped the
+# leading manager's process is SIGKILLed, then the gateway agent's on c1/node1, and a tenth of
+# the mappings is deleted. Afterwards every mapping is Ready once, no address is given twice,
+# and c1's gateway holds exactly one DNAT rule per mapping: none twice, none of a deleted one.
+# Then all are deleted at once and every address, block and rule goes.
 
-CRASH_MAPPINGS=400
+CRASH_MAPPINGS=${FED_E2E_CRASH_MAPPINGS:-10000}
 
-# crash_manifests FROM TO: EndpointMappings crash-FROM … crash-(TO-1) for c2 (labelled crash=1),
-# endpoints in 10.210.0.0/16, no cluster's pods.
-crash_manifests() {
-  local i
-  for ((i = $1; i < $2; i++)); do
-    printf 'apiVersion: fed.kubectl-fed.io/v1alpha1\nkind: EndpointMapping\nmetadata: {name: crash-%d, labels: {crash: "1"}}\nspec: {clusterID: c2, endpoint: "10.210.%d.%d"}\n---\n' \
-      "$i" $((i / 250)) $((i % 250 + 1))
+# crash_post N: posts EndpointMappings crash-0 … crash-(N-1) for c2 (labelled crash=1 and
+# crash-chunk=I/1000, endpoints in 10.210.0.0/16, no cluster's pods) straight to c1's API server: eight curls, each
+# posting its share over one kept-alive connection (kubectl create posts about 60 a second here,
+# all of it CPU; curl's own --parallel fails some transfers at start, exit code 2). Prints how
+# many the API server created.
+crash_post() {
+  local n=$1 kc=$work/crash-kubeconfig.json server i streams=8 posters=()
+  kubectl --kubeconfig "$("$TESTBED" kubeconfig c1)" config view --raw --minify -o json >"$kc"
+  jq -r '.clusters[0].cluster["certificate-authority-data"]' "$kc" | base64 -d >"$work/crash-ca.crt"
+  jq -r '.users[0].user["client-certificate-data"]' "$kc" | base64 -d >"$work/crash-client.crt"
+  jq -r '.users[0].user["client-key-data"]' "$kc" | base64 -d >"$work/crash-client.key"
+  server=$(jq -r '.clusters[0].cluster.server' "$kc")
+  rm -f "$work"/crash-post-*.cfg
+  for ((i = 0; i < n; i++)); do
+    # (curl's config: "next" separates transfers; none before a file's first.)
+    [ "$i" -lt "$streams" ] || echo next >>"$work/crash-post-$((i % streams)).cfg"
+    printf 'url = "%s/apis/fed.kubectl-fed.io/v1alpha1/endpointmappings"\ncacert = "%s"\ncert = "%s"\nkey = "%s"\nheader = "Content-Type: application/json"\noutput = "/dev/null"\nwrite-out = "%%{http_code}\\n"\ndata = "{\\"apiVersion\\": \\"fed.kubectl-fed.io/v1alpha1\\", \\"kind\\": \\"EndpointMapping\\", \\"metadata\\": {\\"name\\": \\"crash-%d\\", \\"labels\\": {\\"crash\\": \\"1\\", \\"crash-chunk\\": \\"%d\\"}}, \\"spec\\": {\\"clusterID\\": \\"c2\\", \\"endpoint\\": \\"10.210.%d.%d\\"}}"\n' \
+      "$server" "$work/crash-ca.crt" "$work/crash-client.crt" "$work/crash-client.key" "$i" $((i / 1000)) $((i / 250)) $((i % 250 + 1)) \
+      >>"$work/crash-post-$((i % streams)).cfg"
   done
+  for i in "$work"/crash-post-*.cfg; do
+    curl -sS -K "$i" >"$i.codes" 2>&1 &
+    posters+=($!)
+  done
+  wait "${posters[@]}" || true
+  cat "$work"/crash-post-*.cfg.codes | grep -c '^201$' || true
 }
 # "<address> <endpoint>" of every Ready crash mapping, sorted.
 crash_ready() {
@@ -42,15 +60,10 @@ all_unmapped() { crash_mappings_count_is 0 && [ -z "$(crash_rules)" ]; }
 gateway_agent_pid() { fed_agent_pid node netns=fedtb-c1-node1; }
 
 mapping_crashes() {
-  local mode=$1 n=$CRASH_MAPPINGS step s creators=() pid deleted kept
+  local mode=$1 n=$CRASH_MAPPINGS pid deleted kept
   k c1 -n kubectl-fed-system scale deployment fed-manager --replicas 0 >/dev/null
   k c1 -n kubectl-fed-system wait --for=delete pod -l app.kubernetes.io/name=fed-manager --timeout 120s >/dev/null
-  step=$(((n + 3) / 4))
-  for ((s = 0; s < n; s += step)); do
-    crash_manifests "$s" $((s + step < n ? s + step : n)) | k c1 create -f - >/dev/null &
-    creators+=($!)
-  done
-  wait "${creators[@]}"
+  expect_eq "$mode: crash: a backlog of $n EndpointMappings posted with the managers stopped" "$(crash_post "$n")" "$n"
   k c1 -n kubectl-fed-system scale deployment fed-manager --replicas 2 >/dev/null
   eventually 120 "$mode: crash: the backlog of $n is being mapped" bash -c \
     "[ \"\$(kubectl --kubeconfig $("$TESTBED" kubeconfig c1) get ipamblocks -o json | jq '[.items[].spec.endpointMappings // {} | length] | add // 0')\" -ge $((n / 4)) ]"
@@ -70,8 +83,12 @@ mapping_crashes() {
   expect_eq "$mode: crash: both managers and the gateway agent run again" \
     "$(k c1 -n kubectl-fed-system get deploy fed-manager -o jsonpath='{.status.readyReplicas}') $(gateway_agent_pid >/dev/null && echo agent)" "2 agent"
 
-  # Everything unmapped at once (one deletecollection): addresses, blocks and rules go.
-  k c1 delete --raw "/apis/fed.kubectl-fed.io/v1alpha1/endpointmappings?labelSelector=crash%3D1" >/dev/null
+  # Everything unmapped at once (a deletecollection per thousand: one of 9 000 outlasts the API
+  # server's 60 s request timeout): addresses, blocks and rules go.
+  local chunk
+  for ((chunk = 0; chunk < (n + 999) / 1000; chunk++)); do
+    k c1 delete --raw "/apis/fed.kubectl-fed.io/v1alpha1/endpointmappings?labelSelector=crash%3D1,crash-chunk%3D$chunk" >/dev/null
+  done
   eventually 180 "$mode: crash: unmapped, c1's gateway holds none of the rules" all_unmapped
   expect_eq "$mode: crash: no NatMapping of c2 and no IpamBlock entry of the backlog left" \
     "$(k c1 get natmappings -l kubectl-fed.io/cluster-id=c2 -o name | wc -l) $(k c1 get ipamblocks -o json | jq '[.items[].spec.endpointMappings // {} | keys[] | select(startswith("10.210."))] | length')" "0 0"

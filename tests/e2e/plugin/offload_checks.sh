@@ -14,8 +14,9 @@ logs_through_virtual_kubelet() {
   # The probe logs its answer after sending it: the line may reach the twin's log a moment
   # after the dialler was answered.
   eventually 20 "$mode: kubectl logs on c1 shows the twin's log from c3" bash -c \
-    "log=\$(kubectl --kubeconfig $("$TESTBED" kubeconfig c1) -n shop logs $pod) &&
+    "log=\$(kubectl --kubeconfig $("$TESTBED" kubeconfig c1) -n shop logs $pod 2>&1); echo \"\$log\" >'$work/why';
      grep -q '^probe shop-web listening on port 7946\$' <<<\"\$log\" && grep -q '^probe shop-web answered ' <<<\"\$log\""
+  rm -f "$work/why"
   expect_eq "$mode: kubectl logs --tail 1 on c1" "$(k c1 -n shop logs "$pod" --tail 1 | cut -d' ' -f1-3)" "probe shop-web answered"
   follow=$(timeout 6 kubectl --kubeconfig "$("$TESTBED" kubeconfig c1)" -n shop logs -f "$pod") || rc=$?
   [ "$rc" = 124 ] && grep -q "listening on port 7946" <<<"$follow" \
