@@ -5,10 +5,12 @@
 
 #include <doctest/doctest.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <csignal>
 #include <thread>
 
 #include "agent/etcdproxy/socket_util.hpp"
@@ -32,11 +34,34 @@ std::uint16_t free_port() {
   return ntohs(a.sin_port);
 }
 
+// A listener on its own thread, stopped the way a pod's is (SIGTERM, which its thread blocks
+// and reads from its signalfd) whatever the test's outcome. The signal is blocked here before
+// the thread starts, so that it inherits the mask even before listen() installs its own.
+class ListenerThread {
+ public:
+  ListenerThread(std::uint16_t port, const char* token) {
+    sigset_t term;
+    sigemptyset(&term);
+    sigaddset(&term, SIGTERM);
+    ::pthread_sigmask(SIG_BLOCK, &term, &old_);
+    thread_ = std::thread([port, token] { (void)fed::probe::listen(port, "c1", 60s, token); });
+  }
+  ~ListenerThread() {
+    ::pthread_kill(thread_.native_handle(), SIGTERM);
+    thread_.join();
+    ::pthread_sigmask(SIG_SETMASK, &old_, nullptr);
+  }
+
+ private:
+  sigset_t old_{};
+  std::thread thread_;
+};
+
 }  // namespace
 
 TEST_CASE("a probe listener with a token answers only the dialler that sends it") {
   const std::uint16_t port = free_port();
-  std::jthread listener([port] { (void)fed::probe::listen(port, "c1", 6s, "s3cret"); });
+  ListenerThread listener(port, "s3cret");
   const auto answered = [port](std::chrono::milliseconds timeout) {
     auto answer = fed::probe::dial("127.0.0.1", port, timeout, "s3cret");
     REQUIRE_MESSAGE(answer, (answer ? "" : answer.error().message()));
@@ -45,7 +70,7 @@ TEST_CASE("a probe listener with a token answers only the dialler that sends it"
     CHECK(*seen == "127.0.0.1");  // the source it saw
   };
 
-  answered(3s);
+  answered(10s);
   // No token, a wrong one: closed unanswered, however long the dialler retries.
   auto none = fed::probe::dial("127.0.0.1", port, 1500ms);
   REQUIRE_FALSE(none);
@@ -54,5 +79,5 @@ TEST_CASE("a probe listener with a token answers only the dialler that sends it"
   // A connection that sends nothing is dropped after the token wait; the next one is served.
   auto silent = fed::etcdproxy::dial_tcp({"127.0.0.1", port}, 1s);
   REQUIRE(silent);
-  answered(3s);
+  answered(10s);
 }
