@@ -436,13 +436,13 @@ expect_eq "virtual node's Lease gone" "$(k c1 -n kube-node-lease get lease $vn -
 DERIVED='[]'
 expect_eq "c3 holds nothing labelled $SEL" "$(labelled c3)" ""
 expect_eq "c3 has no gateway label" "$(k c3 get nodes -l kubectl-fed.io/gateway -o name)" ""
-# The manager stops on SIGTERM; built with sanitizers (scripts/sanitize asan), its log is where
+# The manager stops on SIGTERM; built with sanitizers (scripts/sanitize asan|tsan), its log is where
 # a report (a leak at exit among them) would be.
 kill "$manager_pid"
 set +e; wait "$manager_pid"; manager_rc=$?; set -e
 manager_pid=""
 expect_eq "the manager exits 0 on SIGTERM" "$manager_rc" 0
-report=$(grep -m1 -E 'ERROR: (Address|Leak)Sanitizer|runtime error:' "$work/manager.log" || true)
+report=$(grep -m1 -E 'ERROR: (Address|Leak)Sanitizer|WARNING: ThreadSanitizer|runtime error:' "$work/manager.log" || true)
 [ -z "$report" ] && pass "no sanitizer report in the manager's log" || fail "the manager's log holds a sanitizer report: $report"
 trap cleanup EXIT
 finish
