@@ -14,7 +14,8 @@ export PATH="$(dirname "$KUBECTL"):$PATH"   # scripts in the tests call plain `k
 k() { local c=$1; shift; kubectl --kubeconfig "$("$TESTBED" kubeconfig "$c")" "$@"; }
 
 last_pass="" fail_message="" last_error=""
-pass() { checks=$((checks + 1)); last_pass=$*; echo "ok $checks - $*"; }
+# (The seconds since the test started end each line: where a long test's minutes go, in CI's log.)
+pass() { checks=$((checks + 1)); last_pass=$*; echo "ok $checks - $* [${SECONDS}s]"; }
 fail() { fail_message=$*; echo "FAIL - $*" >&2; exit 1; }
 # What `set -e` stopped on, kept quietly (a command failing in a condition does not count).
 set -o errtrace
