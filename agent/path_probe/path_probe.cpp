@@ -24,6 +24,8 @@ using clock = std::chrono::steady_clock;
 constexpr std::chrono::milliseconds kAttempt{3000};
 // How long a connection may take to send the token (one short line from a program).
 constexpr std::chrono::milliseconds kTokenWait{2000};
+// Longer than any token or answer line: a peer sending more without a newline is cut off.
+constexpr std::size_t kMaxLine = 1024;
 
 std::string peer_address(const sockaddr_storage& peer) {
   char text[INET6_ADDRSTRLEN] = {};
@@ -37,7 +39,7 @@ std::string peer_address(const sockaddr_storage& peer) {
   return text;
 }
 
-// One line (up to '\n' or EOF) within `timeout`.
+// One line (up to '\n' or EOF, at most kMaxLine bytes) within `timeout`.
 Result<std::string> read_line(const Fd& fd, std::chrono::milliseconds timeout) {
   const auto deadline = clock::now() + timeout;
   std::string line;
@@ -52,6 +54,10 @@ Result<std::string> read_line(const Fd& fd, std::chrono::milliseconds timeout) {
     if (got < 0) return fail(ErrorCode::Unavailable, std::string("read: ") + std::strerror(errno));
     if (got == 0) break;
     line.append(buf, static_cast<std::size_t>(got));
+    if (line.size() > kMaxLine && line.find('\n') == std::string::npos) {
+      return fail(ErrorCode::Unavailable,
+                  "a line longer than " + std::to_string(kMaxLine) + " bytes came back");
+    }
   }
   if (auto nl = line.find('\n'); nl != std::string::npos) line.resize(nl);
   return line;
@@ -142,10 +148,10 @@ Result<std::string> dial(const std::string& address, std::uint16_t port,
 
 Status idle(std::chrono::milliseconds deadline) {
   auto signals = agent::ShutdownSignals::install();
-  const auto end = clock::now() + deadline;
-  while (clock::now() < end) {
-    pollfd p{signals ? signals->fd() : -1, POLLIN, 0};
-    if (::poll(&p, 1, 500) > 0 && p.revents != 0) return ok();
+  if (!signals) {
+    std::this_thread::sleep_for(deadline);  // no signalfd: the deadline alone ends it
+  } else {
+    (void)signals->wait(deadline);  // a signal or the deadline: either way, done
   }
   return ok();
 }

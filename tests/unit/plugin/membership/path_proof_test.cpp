@@ -20,7 +20,9 @@ TEST_CASE("addresses move between a network and its remap as NETMAP moves them")
   CHECK_FALSE(translate_address("not-an-ip", "10.244.0.0/23", "10.0.2.0/23"));
 }
 
-TEST_CASE("probe pods run fed-agent probe unprivileged, without a token, labelled as ours") {
+TEST_CASE(
+    "probe pods run fed-agent probe unprivileged, without a service-account token, labelled as "
+    "ours") {
   const auto pod = probe_pod("fed-probe-c2", "fed.local/fed-agent:dev",
                              {"--listen", "7946", "--id", "c1", "--for", "60s"}, "0123abcd");
   CHECK(pod["metadata"]["generateName"] == "fed-probe-c2-");
