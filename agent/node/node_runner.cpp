@@ -102,10 +102,11 @@ Status NodeRunner::start(const agent::RoleContext& ctx) {
                                                               options_.datapath.rule_priority));
   FED_ASSIGN_OR_RETURN(links_, os::NetlinkLinkManager::create());
   nat_ = std::make_unique<os::IptcNatTable>();
+  dnat_ = std::make_unique<os::NftDnatTable>();
   metrics_ = std::make_unique<fabric::DatapathMetrics>(ctx.metrics);
   source_ = std::make_unique<ApiNodeStateSource>(client_, node, options_.tunnel.interface);
   datapath_ = std::make_unique<fabric::NodeReconciler>(
-      fabric::DatapathDeps{*routes_, *links_, *nat_}, *source_, options_.datapath,
+      fabric::DatapathDeps{*routes_, *links_, *nat_, *dnat_}, *source_, options_.datapath,
       options_.resync_period, metrics_.get());
   wireguard_ = tunnel::make_wireguard(options_.tunnel);
   tunnel_reconciler_ =

@@ -21,6 +21,7 @@
 #include "agent/node/os/linux/iptc_nat_table.hpp"
 #include "agent/node/os/linux/netlink_link_manager.hpp"
 #include "agent/node/os/linux/netlink_route_table.hpp"
+#include "agent/node/os/linux/nft_dnat_table.hpp"
 #include "agent/node/os/wireguard_daemon.hpp"
 #include "agent/roles/role_runner.hpp"
 #include "shared/kube/controller.hpp"
@@ -52,6 +53,7 @@ class NodeRunner final : public agent::RoleRunner {
   std::unique_ptr<os::NetlinkRouteTable> routes_;
   std::unique_ptr<os::NetlinkLinkManager> links_;
   std::unique_ptr<os::IptcNatTable> nat_;
+  std::unique_ptr<os::NftDnatTable> dnat_;
   std::unique_ptr<fabric::DatapathMetrics> metrics_;
   std::unique_ptr<fabric::NodeReconciler> datapath_;
   std::unique_ptr<os::WireguardDaemon> wireguard_;

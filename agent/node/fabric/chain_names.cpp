@@ -8,7 +8,7 @@
 
 namespace fed::fabric {
 
-std::string mapping_chain(std::string_view cluster_id) {
+std::string mapping_map(std::string_view cluster_id) {
   constexpr std::size_t kReadable = 6;
   std::string readable;
   for (unsigned char c : cluster_id) {
@@ -17,7 +17,7 @@ std::string mapping_chain(std::string_view cluster_id) {
   }
   char hash[9];
   std::snprintf(hash, sizeof hash, "%08x", util::fnv1a32(cluster_id));
-  return "FED-MAP-" + readable + "-" + hash;
+  return "peer_" + readable + "_" + hash;
 }
 
 }  // namespace fed::fabric

@@ -4,7 +4,10 @@ namespace fed::fabric {
 
 DatapathMetrics::DatapathMetrics(metrics::Registry& registry)
     : nat_rules_(registry.gauge("fed_datapath_nat_rules_owned",
-                                "nat rules the agent owns (FED- chains and built-in jumps).")),
+                                "nat rules the agent owns (FED- chains, built-in jumps and the "
+                                "DNAT maps' dispatch rules).")),
+      dnat_entries_(registry.gauge("fed_datapath_dnat_map_entries",
+                                   "Endpoint mappings in the agent's nftables DNAT maps.")),
       routes_(registry.gauge("fed_datapath_routes_owned", "Routes in the agent's routing table.")),
       policy_rules_(registry.gauge("fed_datapath_policy_rules_owned",
                                    "Policy rules that look up the agent's routing table.")),
@@ -20,6 +23,7 @@ void DatapathMetrics::record_pass(std::chrono::duration<double> took, const Owne
                                   const Status& outcome) {
   duration_.observe(took.count());
   nat_rules_.set(static_cast<double>(owned.nat_rules));
+  dnat_entries_.set(static_cast<double>(owned.dnat_entries));
   routes_.set(static_cast<double>(owned.routes));
   policy_rules_.set(static_cast<double>(owned.policy_rules));
   std::lock_guard lock(mu_);

@@ -1,6 +1,7 @@
 #pragma once
 // DatapathMetrics: what the node datapath exports. Registered in the role's metrics Registry:
-//   fed_datapath_nat_rules_owned, fed_datapath_routes_owned, fed_datapath_policy_rules_owned,
+//   fed_datapath_nat_rules_owned, fed_datapath_dnat_map_entries, fed_datapath_routes_owned,
+//   fed_datapath_policy_rules_owned,
 //   fed_datapath_reconcile_duration_seconds (histogram), fed_datapath_reconcile_errors_total
 //   {code}, fed_datapath_last_error_timestamp_seconds; the last error text is kept for logs
 //   and status.
@@ -20,6 +21,7 @@ struct OwnedCounts {
   std::size_t nat_rules = 0;
   std::size_t routes = 0;
   std::size_t policy_rules = 0;
+  std::size_t dnat_entries = 0;
 };
 
 class DatapathMetrics final {
@@ -34,6 +36,7 @@ class DatapathMetrics final {
 
  private:
   metrics::Gauge& nat_rules_;
+  metrics::Gauge& dnat_entries_;
   metrics::Gauge& routes_;
   metrics::Gauge& policy_rules_;
   metrics::Histogram& duration_;

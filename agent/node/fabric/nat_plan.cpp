@@ -54,7 +54,7 @@ os::ChainEdit diff_chain(const std::string& chain, const std::vector<os::NatRule
   os::ChainEdit edit{chain, {}, {}};
   std::vector<bool> used(have.size(), false);
   std::vector<std::size_t> match(want.size(), have.size());  // want index -> have index
-  // Index by rule destination first: mapping chains hold thousands of /32 DNATs.
+  // Index by rule destination first: a chain edited by hand may hold anything.
   auto key = [](const os::NatRule& r) {
     auto d = r.dst.value_or(net::Cidr{});
     return (std::uint64_t{d.network.value} << 8) | d.length;
@@ -103,19 +103,6 @@ DesiredNat desired_nat(const NodeNetworkState& state) {
       post.push_back(snat_foreign(local, range, first_host(view), comment));
     }
     if (view != local) pre.push_back(netmap(p.pod_cidr, view, local, comment));
-    if (!p.nat_mappings.empty()) {
-      std::string chain = mapping_chain(p.cluster_id);
-      pre.push_back(jump(p.pod_cidr, state.external_view_of(p), chain, comment));
-      auto& rules = out.chains[chain];
-      rules.reserve(p.nat_mappings.size());
-      for (const auto& m : p.nat_mappings) {
-        os::NatRule r;
-        r.dst = net::Cidr::host(m.external_ip);
-        r.action = os::NatAction::Dnat;
-        r.to_ip = m.endpoint_ip;
-        rules.push_back(std::move(r));
-      }
-    }
   }
   const std::string hook_comment = std::string(kRuleCommentPrefix) + "jump";
   out.hooks["PREROUTING"] =

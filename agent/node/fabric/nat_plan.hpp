@@ -7,9 +7,9 @@
 //   FED-POSTROUTING  -s L  -d RP|RE -j NETMAP --to LR            (only when LR != L)
 //                    ! -s L -d RP|RE -j SNAT --to first(LR)       (node and transit sources)
 //   FED-PREROUTING   -s RP -d LR   -j NETMAP --to L              (only when LR != L)
-//                    -s RP -d LRE  -j FED-MAP-<peer>             (only with mappings)
-//   FED-MAP-<peer>   -d <external IP> -j DNAT --to <endpoint>    (one per mapping)
-// nat PREROUTING and POSTROUTING jump to the FED- chains in their first rule, once.
+// nat PREROUTING and POSTROUTING jump to the FED- chains in their first rule, once. Traffic
+// from RP to our ExternalCIDR is DNATed before it reaches these chains, by the nftables maps
+// of fabric/dnat_plan.hpp.
 // Rules of one chain never overlap, so their order inside the chain does not matter.
 
 #include <map>
@@ -27,12 +27,10 @@ struct DesiredNat {
   std::map<std::string, os::NatRule> hooks;  // built-in chain -> the jump that must come first
 };
 
-// Comment on the rules in built-in chains and on per-peer dispatch/NETMAP/SNAT rules. DNAT
-// mapping rules carry none: their chain marks them, and 288 comment bytes per rule would
-// double the table blob at 10 000 mappings.
+// Comment on the rules in built-in chains and on per-peer NETMAP/SNAT rules.
 inline constexpr std::string_view kRuleCommentPrefix = "fed:";
 
-// Empty unless this node is the gateway and has peers.
+// Empty unless this node is the gateway and has peers. No mapping appears here.
 DesiredNat desired_nat(const NodeNetworkState& state);
 
 // The changes that turn `observed` into `desired`: missing chains created, stale, duplicate and

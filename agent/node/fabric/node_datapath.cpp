@@ -14,6 +14,7 @@
 #include "agent/node/os/linux/iptc_nat_table.hpp"
 #include "agent/node/os/linux/netlink_link_manager.hpp"
 #include "agent/node/os/linux/netlink_route_table.hpp"
+#include "agent/node/os/linux/nft_dnat_table.hpp"
 #include "shared/kube/controller.hpp"
 #include "shared/kube/queue_rate_limiter.hpp"
 
@@ -125,7 +126,8 @@ int run_node_datapath(const NodeOptions& options, std::stop_token stop,
     return kExitFailure;
   }
   os::IptcNatTable nat;
-  DatapathDeps deps{**routes, **links, nat};
+  os::NftDnatTable dnat;
+  DatapathDeps deps{**routes, **links, nat, dnat};
 
   if (options.mode == DatapathMode::Uninstall) {
     auto s = uninstall_datapath(deps, options.datapath);

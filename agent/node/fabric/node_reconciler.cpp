@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include "agent/node/fabric/apply.hpp"
+#include "agent/node/fabric/dnat_plan.hpp"
 #include "agent/node/fabric/link_plan.hpp"
 #include "agent/node/fabric/nat_plan.hpp"
 #include "agent/node/fabric/route_plan.hpp"
@@ -15,7 +16,8 @@ NodeReconciler::NodeReconciler(DatapathDeps deps, NodeStateSource& source, Datap
       source_(source),
       config_(std::move(config)),
       resync_(resync),
-      metrics_(metrics) {}
+      metrics_(metrics),
+      dnat_(deps.dnat, resync) {}
 
 Result<kube::Requeue> NodeReconciler::reconcile(const kube::Request& /*request*/) {
   auto start = std::chrono::steady_clock::now();
@@ -78,6 +80,20 @@ Status NodeReconciler::converge(const NodeNetworkState& state, OwnedCounts* owne
     }
   }
 
+  // The maps before the nat chains: an upgrade from the legacy FED-MAP- chains has its mappings
+  // in nftables before the chains holding them go.
+  auto dnat = desired_dnat(state);
+  const std::size_t dnat_entries = entry_count(dnat);
+  const std::size_t dnat_rules = dnat.rules.size();
+  auto mapped = dnat_.converge(std::move(dnat));
+  if (!mapped) {
+    errors.add(mapped.error());
+  } else if (!mapped->empty()) {
+    spdlog::debug("datapath: DNAT maps committed: +maps={} -maps={} +entries={} -entries={}{}",
+                  mapped->create_maps.size(), mapped->delete_maps.size(), mapped->added(),
+                  mapped->removed(), mapped->rewrite_rules ? " (rules rewritten)" : "");
+  }
+
   auto nat = desired_nat(state);
   auto applied = deps_.nat.transact(
       [&](const os::NatSnapshot& snap) -> Result<os::NatChanges> { return plan_nat(nat, snap); });
@@ -94,7 +110,8 @@ Status NodeReconciler::converge(const NodeNetworkState& state, OwnedCounts* owne
   }
 
   if (owned != nullptr) {
-    *owned = OwnedCounts{rule_count(nat), desired.routes.size(), desired.rules.size()};
+    *owned = OwnedCounts{rule_count(nat) + dnat_rules, desired.routes.size(), desired.rules.size(),
+                         dnat_entries};
   }
   return errors.result("node " + state.node_name + " datapath");
 }

@@ -1,14 +1,17 @@
 #pragma once
 // NodeReconciler: one node's datapath as a fed::kube::Reconciler. Each pass loads the desired
-// state, then for the overlay, the routes and the nat table in turn reads the kernel through
-// the agent/node/os interfaces, plans and applies; a failing part does not stop the others.
+// state, then for the overlay, the routes, the DNAT maps and the nat table in turn reads the
+// kernel through the agent/node/os interfaces (the maps only now and then: fabric/dnat_sync.hpp),
+// plans and applies; a failing part does not stop the others.
 // The request key is ignored: a node has one datapath (the role uses {"", node name}).
 
 #include <chrono>
 
 #include "agent/node/fabric/datapath_config.hpp"
 #include "agent/node/fabric/datapath_metrics.hpp"
+#include "agent/node/fabric/dnat_sync.hpp"
 #include "agent/node/fabric/state_source.hpp"
+#include "agent/node/os/dnat_table.hpp"
 #include "agent/node/os/link_manager.hpp"
 #include "agent/node/os/nat_table.hpp"
 #include "agent/node/os/route_table.hpp"
@@ -21,6 +24,7 @@ struct DatapathDeps {
   os::RouteTable& routes;
   os::LinkManager& links;
   os::NatTable& nat;
+  os::DnatTable& dnat;
 };
 
 class NodeReconciler final : public kube::Reconciler {
@@ -41,6 +45,7 @@ class NodeReconciler final : public kube::Reconciler {
   DatapathConfig config_;
   std::chrono::milliseconds resync_;
   DatapathMetrics* metrics_;
+  DnatSync dnat_;
 };
 
 }  // namespace fed::fabric

@@ -111,7 +111,7 @@ Status validate_node_state(const NodeNetworkState& st) {
                          st.external_cidr.str() + " overlaps podCIDR " + st.pod_cidr.str());
   }
   std::vector<NamedRange> ranges{{"podCIDR", st.pod_cidr}, {"externalCIDR", st.external_cidr}};
-  std::map<std::string, std::string> chains;
+  std::map<std::string, std::string> maps;
   std::set<std::string> ids;
   for (std::size_t i = 0; i < st.peers.size(); ++i) {
     const auto& p = st.peers[i];
@@ -121,10 +121,10 @@ Status validate_node_state(const NodeNetworkState& st) {
     if (p.cluster_id == st.cluster_id) {
       return invalid_field(peer_field(i, p, "clusterID"), "a cluster cannot peer with itself");
     }
-    auto [it, fresh] = chains.emplace(mapping_chain(p.cluster_id), p.cluster_id);
+    auto [it, fresh] = maps.emplace(mapping_map(p.cluster_id), p.cluster_id);
     if (!fresh) {
       return invalid_field(peer_field(i, p, "clusterID"),
-                           "its chain name " + it->first + " collides with peer \"" + it->second +
+                           "its map name " + it->first + " collides with peer \"" + it->second +
                                "\"; rename one of the clusters");
     }
     FED_TRY(validate_peer(st, i, p));

@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include "agent/node/fabric/apply.hpp"
+#include "agent/node/fabric/dnat_plan.hpp"
 #include "agent/node/fabric/nat_plan.hpp"
 #include "agent/node/fabric/route_plan.hpp"
 
@@ -15,6 +16,12 @@ Status uninstall_datapath(DatapathDeps deps, const DatapathConfig& config) {
     return plan_nat(DesiredNat{}, snap);
   });
   if (!nat) errors.add(nat.error().with_context("remove nat chains"));
+  auto maps = deps.dnat.read();
+  if (!maps) {
+    errors.add(maps.error().with_context("read the DNAT maps"));
+  } else {
+    errors.add(deps.dnat.apply(plan_dnat(os::DnatState{}, *maps)));
+  }
 
   auto routes = deps.routes.routes();
   auto rules = deps.routes.rules();

@@ -52,7 +52,7 @@ kernel_state() {
   local n
   for n in node1 node2; do
     echo "== $n"
-    "$TESTBED" exec c3 "$n" -- sh -c 'ip rule; ip route show table all; ip -o link | awk -F": " "{print \$2}"; iptables-save | grep -i -e FED -e "fed:" | grep -v "^:"; true' 2>&1 |
+    "$TESTBED" exec c3 "$n" -- sh -c 'ip rule; ip route show table all; ip -o link | awk -F": " "{print \$2}"; iptables-save | grep -i -e FED -e "fed:" | grep -v "^:"; nft list table ip fed 2>/dev/null; true' 2>&1 |
       grep -v -e veth -e cni0 || true
   done
 }

@@ -6,7 +6,8 @@
 # scaled to 0, so the managers start with all of it at once; while it is being mapped the
 # leading manager's process is SIGKILLed, then the gateway agent's on c1/node1, and a tenth of
 # the mappings is deleted. Afterwards every mapping is Ready once, no address is given twice,
-# and c1's gateway holds exactly one DNAT rule per mapping: none twice, none of a deleted one.
+# and c1's gateway holds exactly one DNAT entry per mapping (an element of its nftables map;
+# no legacy iptables rule): none twice, none of a deleted one.
 # Then all are deleted at once and every address, block and rule goes.
 
 CRASH_MAPPINGS=${FED_E2E_CRASH_MAPPINGS:-10000}
@@ -43,10 +44,15 @@ crash_ready() {
   k c1 get endpointmappings -l crash=1 -o json |
     jq -r '.items[] | select(.status.conditions // [] | any(.type == "Ready" and .status == "True")) | "\(.status.address) \(.spec.endpoint)"' | sort
 }
-# "<address> <endpoint>" of every DNAT rule to 10.210.0.0/16 in c1's gateway, sorted (duplicates kept).
+# "<address> <endpoint>" of every DNAT to 10.210.0.0/16 in c1's gateway, sorted (duplicates kept):
+# the elements of the agent's nftables maps, plus any legacy iptables DNAT rule (none may be left).
 crash_rules() {
-  "$TESTBED" exec c1 node1 -- iptables-legacy-save -t nat |
-    awk '/-j DNAT --to-destination 10\.210\./ { for (i = 1; i <= NF; i++) { if ($i == "-d") d = $(i + 1); if ($i == "--to-destination") t = $(i + 1) }; sub("/32", "", d); print d, t }' | sort
+  {
+    "$TESTBED" exec c1 node1 -- nft list table ip fed 2>/dev/null |
+      tr ',{}' '\n\n\n' | awk '$2 == ":" && $3 ~ /^10\.210\./ { print $1, $3 }'
+    "$TESTBED" exec c1 node1 -- iptables-legacy-save -t nat |
+      awk '/-j DNAT --to-destination 10\.210\./ { for (i = 1; i <= NF; i++) { if ($i == "-d") d = $(i + 1); if ($i == "--to-destination") t = $(i + 1) }; sub("/32", "", d); print d, t }'
+  } | sort
 }
 crash_live() {
   k c1 get natmappings -l kubectl-fed.io/cluster-id=c2 -o json |

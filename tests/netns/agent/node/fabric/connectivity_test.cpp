@@ -64,8 +64,10 @@ TEST_CASE("single NAT and hub-and-spoke with the thesis' colliding IP (spec 002 
   SUBCASE("A reaches C only through B's ExternalCIDR DNAT, never B's pod with the same suffix") {
     CHECK(fed.probe("pa2", "192.168.0.45", 3s) == reply("pc1", "10.0.0.1", "pa2"));
     CHECK(fed.probe("pa2", "192.168.0.46") == "connect-failed");  // not mapped
-    auto counters = lab.run("b1", "iptables-legacy -t nat -L -n -v");
-    CHECK(counters.find("to:10.1.0.5") != std::string::npos);
+    auto table = lab.run("b1", "nft list table ip fed");
+    CHECK(table.find("192.168.0.45 : 10.1.0.5") != std::string::npos);
+    CHECK(table.find("ip saddr 10.3.0.0/24 ip daddr 192.168.0.0/24 dnat to ip daddr map") !=
+          std::string::npos);
   }
   fed.check_uninstall_restores(baseline);
 }

@@ -116,7 +116,13 @@ std::string Lab::snapshot(const std::string& full_name) const {
          "--- rules\n" + must(x + "ip rule show") + "--- routes\n" +
          must(x + "ip route show table all") + "--- links\n" +
          must(x + "ip -d link show | sed -E 's/([a-z_]+_timer) +[0-9.]+/\\1/g'") +
-         "--- addresses\n" + must(x + "ip addr show");
+         "--- addresses\n" + must(x + "ip addr show") +
+         // The agent's nftables table: its structure, then every map element sorted (a hash
+         // map lists its elements in no fixed order).
+         "--- nftables\n" + must(x + "nft -t list ruleset") +
+         must(x +
+              "nft list ruleset | tr ',{}' '\\n\\n\\n' | grep ' : ' | sed -E 's/^[[:space:]]+//' | "
+              "sort");
 }
 
 std::map<std::string, std::string> Lab::snapshot_all() const {

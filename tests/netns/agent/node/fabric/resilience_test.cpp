@@ -9,6 +9,7 @@
 
 #include <doctest/doctest.h>
 
+#include "agent/node/fabric/chain_names.hpp"
 #include "agent/node/os/linux/netlink_link_manager.hpp"
 #include "agent/node/os/linux/netns_scope.hpp"
 #include "tests/netns/agent/node/fabric/federation.hpp"
@@ -79,7 +80,7 @@ TEST_CASE("kill -9 mid-reconcile, restart: same rules and routes, no duplicates"
   for (const auto& n : fed.nodes())
     REQUIRE(fed.datapath(n, "--once --state-file " + fed.state_path(n)).code == 0);
   const std::string reference = without_ifindex(lab.snapshot(a1));
-  CHECK(reference.find("FED-MAP-b-") != std::string::npos);
+  CHECK(reference.find("10.129.11.250 : 10.2.0.140") != std::string::npos);
 
   // Kill at different points of a fresh install: as soon as the overlay device appears, after
   // a delay, and (last rounds) when the agent already converged and restarts over its own state.
@@ -126,11 +127,9 @@ TEST_CASE("hand-deleted rules, routes and jumps come back within one resync peri
   const std::string a1 = lab.ns("a1"), a2 = lab.ns("a2");
   const std::string ref1 = rules_sorted(lab.snapshot(a1)), ref2 = rules_sorted(lab.snapshot(a2));
 
-  auto chain = lab.run("a1",
-                       "sh -c \"iptables-legacy -t nat -S | grep -o 'FED-MAP-b-[0-9a-f]*' "
-                       "| head -1\"");
-  chain.erase(chain.find_last_not_of('\n') + 1);
-  lab.run("a1", "iptables-legacy -t nat -D " + chain + " 7");
+  const std::string map = fed::fabric::mapping_map("b");
+  lab.run("a1", "nft delete element ip fed " + map + " { 10.129.0.7 }");
+  lab.run("a1", "nft flush chain ip fed prerouting");
   lab.run("a1", "iptables-legacy -t nat -D PREROUTING 1");
   lab.run("a1", "iptables-legacy -t nat -I FED-POSTROUTING 1 -d 10.77.0.0/16 -j RETURN");
   lab.run("a1", "ip route del 10.2.0.0/24 table 18960");

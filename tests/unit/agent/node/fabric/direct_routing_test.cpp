@@ -69,8 +69,9 @@ TEST_CASE("turning direct routing on removes the overlay device and moves the ro
   testing::FakeRouteTable routes;
   testing::FakeLinkManager links;
   testing::FakeNatTable nat;
+  testing::FakeDnatTable dnat;
   links.connected = kLan;
-  DatapathDeps deps{routes, links, nat};
+  DatapathDeps deps{routes, links, nat, dnat};
   NodeReconciler overlay(deps, src, DatapathConfig{}, std::chrono::seconds(30), nullptr);
   REQUIRE(overlay.reconcile({"", "a-n2"}));
   REQUIRE(links.vxlan_);

@@ -9,6 +9,7 @@
 
 #include <doctest/doctest.h>
 
+#include "agent/node/os/dnat_table.hpp"
 #include "agent/node/os/link_manager.hpp"
 #include "agent/node/os/nat_table.hpp"
 #include "agent/node/os/route_table.hpp"
@@ -148,6 +149,50 @@ class FakeNatTable final : public os::NatTable {
   }
 
   std::map<std::string, std::vector<os::NatRule>> chains;
+  int commits = 0;
+};
+
+// The nftables table as nft applies a script: in order, failing whole on what nft refuses
+// (an element deleted that is not there, a map created twice with `add` is fine).
+class FakeDnatTable final : public os::DnatTable {
+ public:
+  Result<os::DnatState> read() override {
+    ++reads;
+    return state;
+  }
+  Status apply(const os::DnatChanges& ch) override {
+    if (ch.empty()) return ok();
+    if (ch.delete_table && !state.table) return Unexpected(Error(ErrorCode::NotFound, "no table"));
+    os::DnatState next = ch.delete_table ? os::DnatState{} : state;
+    if (ch.ensure_table) next.table = next.chain_ok = true;
+    const bool only_delete = ch.delete_table && !ch.ensure_table;
+    if (!next.table && !only_delete) return Unexpected(Error(ErrorCode::NotFound, "no table"));
+    if (ch.rewrite_rules) next.rules.clear();
+    for (const auto& m : ch.delete_maps) {
+      if (next.maps.erase(m) == 0) return Unexpected(Error(ErrorCode::NotFound, "no map " + m));
+    }
+    for (const auto& m : ch.create_maps) next.maps[m];
+    for (const auto& e : ch.elements) {
+      auto it = next.maps.find(e.map);
+      if (it == next.maps.end()) return Unexpected(Error(ErrorCode::NotFound, "no map " + e.map));
+      for (auto k : e.remove) {
+        if (it->second.erase(k) == 0) return Unexpected(Error(ErrorCode::NotFound, "no element"));
+      }
+      for (auto [k, v] : e.add) {
+        auto [slot, fresh] = it->second.emplace(k, v);
+        if (!fresh && slot->second != v) return Unexpected(Error(ErrorCode::Conflict, "exists"));
+      }
+    }
+    if (ch.rewrite_rules) next.rules = ch.rules;
+    for (const auto& r : next.rules) {
+      if (!next.maps.contains(r.map)) return Unexpected(Error(ErrorCode::NotFound, "no map"));
+    }
+    state = std::move(next);
+    ++commits;
+    return ok();
+  }
+  os::DnatState state;
+  int reads = 0;
   int commits = 0;
 };
 

@@ -22,8 +22,9 @@ struct Kernel {
   testing::FakeRouteTable routes;
   testing::FakeLinkManager links;
   testing::FakeNatTable nat;
-  DatapathDeps deps() { return DatapathDeps{routes, links, nat}; }
-  int writes() const { return routes.writes + links.writes + nat.commits; }
+  testing::FakeDnatTable dnat;
+  DatapathDeps deps() { return DatapathDeps{routes, links, nat, dnat}; }
+  int writes() const { return routes.writes + links.writes + nat.commits + dnat.commits; }
 };
 
 }  // namespace
@@ -40,7 +41,8 @@ TEST_CASE("a pass converges the gateway; the next pass writes nothing and asks f
   CHECK(first->after == std::chrono::seconds(30));
   CHECK(k.routes.routes_.size() == 3);
   CHECK(k.links.vxlan_.has_value());
-  CHECK(k.nat.chains.size() == 7);
+  CHECK(k.nat.chains.size() == 6);  // four built-in, FED-PREROUTING, FED-POSTROUTING
+  CHECK(k.dnat.state.maps.size() == 1);
   int writes = k.writes();
   REQUIRE(r.reconcile({"", "a-n1"}));
   CHECK(k.writes() == writes);
@@ -84,7 +86,7 @@ TEST_CASE("a failing part does not stop the others; the error says which") {
   REQUIRE_FALSE(res);
   CHECK(res.error().code() == fed::ErrorCode::Conflict);
   CHECK(res.error().message().find("not created by fed-agent") != std::string::npos);
-  CHECK(k.nat.chains.size() == 7);
+  CHECK(k.nat.chains.size() == 6);
   CHECK(k.routes.rules_.size() == 3);
 }
 
@@ -103,6 +105,7 @@ TEST_CASE("uninstall removes everything marked, keeps the rest, and is idempoten
   CHECK_FALSE(k.links.vxlan_);
   CHECK(k.nat.chains.size() == 4);
   CHECK(k.nat.chains["POSTROUTING"] == std::vector<fed::os::NatRule>{foreign});
+  CHECK_FALSE(k.dnat.state.table);
   int writes = k.writes();
   REQUIRE(uninstall_datapath(k.deps(), DatapathConfig{}));
   CHECK(k.writes() == writes);

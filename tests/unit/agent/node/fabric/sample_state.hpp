@@ -4,6 +4,10 @@
 
 #include <string>
 
+#include <doctest/doctest.h>
+
+#include "agent/node/fabric/node_state_parse.hpp"
+
 namespace fed::fabric::testing {
 
 inline std::string sample_state(const std::string& node_name) {
@@ -26,6 +30,13 @@ peers:
     natMappings:
       192.168.10.45: 10.0.0.77
 )";
+}
+
+// Cluster A's gateway, parsed.
+inline NodeNetworkState sample_gateway() {
+  auto st = parse_node_state(sample_state("a-n1"));
+  REQUIRE(st);
+  return *st;
 }
 
 }  // namespace fed::fabric::testing
