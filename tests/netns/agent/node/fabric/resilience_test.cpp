@@ -156,6 +156,43 @@ TEST_CASE("hand-deleted rules, routes and jumps come back within one resync peri
   fed.check_uninstall_restores(baseline);
 }
 
+TEST_CASE("upgrade: an older agent's FED-MAP- chain gives way to the nftables map, nothing lost") {
+  require_prerequisites();
+  Lab lab;
+  Federation fed(lab);
+  two_clusters(fed);
+  auto baseline = lab.snapshot_all();
+  peer_them(fed, 2);
+  const std::string state = "--once --state-file " + fed.state_path("a1");
+  REQUIRE(fed.datapath("a1", state).code == 0);
+  const std::string a1 = lab.ns("a1");
+  const std::string reference = without_ifindex(lab.snapshot(a1));
+  REQUIRE(fed.datapath("a1", "--uninstall").code == 0);
+
+  // What releases before the maps left on a gateway with those two mappings: the per-peer rules
+  // of today, plus a FED-MAP- chain of DNAT rules and its jump from FED-PREROUTING.
+  REQUIRE(fed.datapath("a1", state).code == 0);
+  lab.run("a1", "nft delete table ip fed");
+  const std::string chain = "FED-MAP-b-e70c2de5";
+  lab.run("a1", "iptables-legacy -t nat -N " + chain);
+  lab.run("a1", "iptables-legacy -t nat -A FED-PREROUTING -s 10.2.0.0/24 -d 10.129.0.0/16 -j " +
+                    chain + " -m comment --comment fed:b");
+  for (const char* ip : {"10.129.0.1", "10.129.0.2"}) {
+    lab.run("a1", "iptables-legacy -t nat -A " + chain + " -d " + std::string(ip) +
+                      "/32 -j DNAT --to-destination 10.2.0.140");
+  }
+  CHECK(without_ifindex(lab.snapshot(a1)) != reference);
+  auto upgraded = fed.datapath("a1", state);
+  INFO(upgraded.out);
+  REQUIRE(upgraded.code == 0);
+  const std::string after = without_ifindex(lab.snapshot(a1));
+  INFO(lab.diff(reference, after));
+  CHECK(after == reference);
+  CHECK(after.find("FED-MAP") == std::string::npos);
+  CHECK(after.find("10.129.0.2 : 10.2.0.140") != std::string::npos);
+  fed.check_uninstall_restores(baseline);
+}
+
 TEST_CASE("invalid input: a clear error naming the field, and the kernel left as it was") {
   require_prerequisites();
   Lab lab;
