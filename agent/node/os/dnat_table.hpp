@@ -8,7 +8,7 @@
 // (docs/DATAPATH.md "Endpoint mappings at scale").
 //
 // The agent owns the whole table; nothing else writes it, so what it committed is what is there
-// until someone edits it by hand (undone at the next verifying read, fabric/dnat_sync.hpp).
+// until someone edits it by hand (undone at the next resync, fabric/dnat_sync.hpp).
 
 #include <cstddef>
 #include <cstdint>
@@ -92,6 +92,9 @@ class DnatTable {
   virtual Result<DnatState> read() = 0;
   // Applies `changes` in one atomic transaction: all or nothing.
   virtual Status apply(const DnatChanges& changes) = 0;
+  // The nftables ruleset's generation in this network namespace: the kernel bumps it on every
+  // committed transaction, anyone's, so an unchanged generation means an unchanged table.
+  virtual Result<std::uint32_t> generation() = 0;
 };
 
 }  // namespace fed::os

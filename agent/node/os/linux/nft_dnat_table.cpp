@@ -1,15 +1,22 @@
 #include "agent/node/os/linux/nft_dnat_table.hpp"
 
+#include <arpa/inet.h>
+#include <linux/netfilter/nf_tables.h>
+#include <linux/netfilter/nfnetlink.h>
+#include <netlink/msg.h>
+#include <netlink/netlink.h>
 #include <nftables/libnftables.h>
 
 #include <nlohmann/json.hpp>
 
+#include "agent/node/os/linux/nl_common.hpp"
 #include "shared/raii/c_handle.hpp"
 
 namespace fed::os {
 namespace {
 
 using NftContext = CHandle<nft_ctx, nft_ctx_free>;
+using NlMsg = CHandle<nl_msg, nlmsg_free>;
 using nlohmann::json;
 
 std::string ip(std::uint32_t v) {
@@ -163,6 +170,43 @@ std::string dnat_script(const DnatChanges& ch) {
     }
   }
   return s;
+}
+
+Result<std::uint32_t> NftDnatTable::generation() {
+  nl::SocketHandle sock(nl_socket_alloc());
+  if (!sock) return Unexpected(Error(ErrorCode::Internal, "netlink: cannot allocate a socket"));
+  if (int err = nl_connect(sock.get(), NETLINK_NETFILTER); err < 0) {
+    return Unexpected(nl::error("connect NETLINK_NETFILTER socket", err));
+  }
+  NlMsg msg(nlmsg_alloc_simple((NFNL_SUBSYS_NFTABLES << 8) | NFT_MSG_GETGEN, NLM_F_REQUEST));
+  nfgenmsg header{};
+  header.nfgen_family = AF_UNSPEC;
+  header.version = NFNETLINK_V0;
+  if (!msg || nlmsg_append(msg.get(), &header, sizeof header, NLMSG_ALIGNTO) < 0) {
+    return Unexpected(Error(ErrorCode::Internal, "netlink: cannot build NFT_MSG_GETGEN"));
+  }
+  if (int err = nl_send_auto(sock.get(), msg.get()); err < 0) {
+    return Unexpected(nl::error("send NFT_MSG_GETGEN", err));
+  }
+  struct Reply {
+    std::optional<std::uint32_t> id;
+  } reply;
+  auto on_message = [](nl_msg* m, void* arg) -> int {
+    nlattr* attrs[NFTA_GEN_MAX + 1] = {};
+    if (nlmsg_parse(nlmsg_hdr(m), sizeof(nfgenmsg), attrs, NFTA_GEN_MAX, nullptr) == 0 &&
+        attrs[NFTA_GEN_ID] != nullptr) {
+      static_cast<Reply*>(arg)->id = ntohl(nla_get_u32(attrs[NFTA_GEN_ID]));
+    }
+    return NL_OK;
+  };
+  nl_socket_modify_cb(sock.get(), NL_CB_VALID, NL_CB_CUSTOM, on_message, &reply);
+  if (int err = nl_recvmsgs_default(sock.get()); err < 0) {
+    return Unexpected(nl::error("read the nftables generation", err));
+  }
+  if (!reply.id) {
+    return Unexpected(Error(ErrorCode::Internal, "netlink: NFT_MSG_GETGEN answered no id"));
+  }
+  return *reply.id;
 }
 
 Result<DnatState> NftDnatTable::read() {

@@ -12,6 +12,8 @@ class NftDnatTable final : public DnatTable {
  public:
   Result<DnatState> read() override;
   Status apply(const DnatChanges& changes) override;
+  // NFT_MSG_GETGEN over a netfilter netlink socket: one small message whatever the table holds.
+  Result<std::uint32_t> generation() override;
 };
 
 // The nftables script `changes` stand for; exposed for the unit tests.

@@ -109,24 +109,28 @@ TEST_CASE("unmapping: elements removed; the last one of a peer takes its map and
   CHECK_FALSE(t.state.table);
 }
 
-TEST_CASE("hand edits are undone at the next verifying read, not before") {
+TEST_CASE("a hand edit moves the generation and is undone at the next check; else no read") {
   testing::FakeDnatTable t;
   auto want = desired_dnat(gateway_with_mappings(5));
-  {
-    DnatSync lazy(t, kNoVerify);
-    REQUIRE(lazy.converge(want));
-    t.state.maps.at(mapping_map("b")).erase(0xC0A80003u);  // an element deleted by hand
-    t.state.rules.clear();                                 // and the rule
-    auto ch = lazy.converge(want);
-    REQUIRE(ch);
-    CHECK(ch->empty());  // trusted what it committed
-  }
-  DnatSync verifying(t, std::chrono::milliseconds(0));
-  auto ch = verifying.converge(want);
+  DnatSync sync(t, std::chrono::milliseconds(0));  // checks the generation on every pass
+  REQUIRE(sync.converge(want));
+  REQUIRE(sync.converge(want));
+  CHECK(t.reads == 1);  // the generation did not move: nothing read back
+  t.edit().maps.at(mapping_map("b")).erase(0xC0A80003u);  // an element deleted by hand
+  t.edit().rules.clear();                                 // and the rule
+  auto ch = sync.converge(want);
   REQUIRE(ch);
+  CHECK(t.reads == 2);
   CHECK(ch->added() == 1);
   CHECK(ch->rewrite_rules);
   CHECK(t.state == want);
+
+  DnatSync lazy(t, kNoVerify);  // within its period it trusts what it committed
+  REQUIRE(lazy.converge(want));
+  t.edit().rules.clear();
+  auto trusted = lazy.converge(want);
+  REQUIRE(trusted);
+  CHECK(trusted->empty());
 }
 
 TEST_CASE("a table holding something else is rebuilt; a failed transaction makes it read again") {
@@ -143,7 +147,7 @@ TEST_CASE("a table holding something else is rebuilt; a failed transaction makes
   CHECK(t.state == want);
 
   // Someone removed the whole table; the agent's next write fails and it reads again.
-  t.state = {};
+  t.edit() = {};
   auto st = testing::sample_gateway();
   st.peers[0].nat_mappings.push_back(
       NatMapping{testing::ip("192.168.10.46"), testing::ip("10.0.0.78")});

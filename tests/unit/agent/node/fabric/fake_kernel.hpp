@@ -189,9 +189,17 @@ class FakeDnatTable final : public os::DnatTable {
     }
     state = std::move(next);
     ++commits;
+    ++gen;
     return ok();
   }
+  Result<std::uint32_t> generation() override { return gen; }
+  // A change by someone else: the kernel moves the generation for every transaction.
+  os::DnatState& edit() {
+    ++gen;
+    return state;
+  }
   os::DnatState state;
+  std::uint32_t gen = 1;
   int reads = 0;
   int commits = 0;
 };
