@@ -92,8 +92,9 @@ Status validate_peer(const NodeNetworkState& st, std::size_t i, const Peer& p) {
                              ") overlaps our PodCIDR as the peer sees it (" + pod_view.str() + ")");
   }
   for (const auto& m : p.nat_mappings) {
-    std::string f = peer_field(i, p, "natMappings") + "[" + m.external_ip.str() + "]";
-    if (!ext_view.contains(m.external_ip)) {
+    if (!ext_view.contains(
+            m.external_ip)) {  // the field's name only when it is wrong: 30 000 a pass
+      std::string f = peer_field(i, p, "natMappings") + "[" + m.external_ip.str() + "]";
       return invalid_field(f, m.external_ip.str() +
                                   " is outside our ExternalCIDR as this peer sees it (" +
                                   ext_view.str() + ")");
