@@ -102,7 +102,7 @@ Result<NodeStateInputs> ApiNodeStateSource::inputs() const {
   in.tunnel_interface = tunnel_interface_;
   in.nodes = objects(*nodes_);
   in.peerings = objects(*peerings_);
-  in.nat_mappings = nat_mappings_->store().list();
+  in.nat_mappings = parsed_nat_->entries(nat_mappings_->store().list());
   if (auto gw = config_->store().get(kNamespace, kGatewayConfigMap)) {
     if (auto info = parse_gateway_info(*gw)) in.published_gateway = std::move(*info);
   }
@@ -126,21 +126,14 @@ Result<fabric::NodeNetworkState> ApiNodeStateSource::load() {
   auto state = build_node_state(in);
   std::map<std::string, LoadedNatMapping> loaded;
   if (state && state->is_gateway()) {
-    for (const auto& object : in.nat_mappings) {
-      const json& nm = *object;
-      const auto spec = nm.find("spec");
-      if (spec == nm.end() || !spec->is_object()) continue;
-      const std::string peer = spec->value("clusterID", "");
+    for (const auto& nm : in.nat_mappings) {
       // A peer not installed yet (its Peering pending) has none of its rules in the kernel.
-      if (std::none_of(state->peers.begin(), state->peers.end(),
-                       [&](const fabric::Peer& p) { return p.cluster_id == peer; })) {
+      if (nm->peer.empty() ||
+          std::none_of(state->peers.begin(), state->peers.end(),
+                       [&](const fabric::Peer& p) { return p.cluster_id == nm->peer; })) {
         continue;
       }
-      const auto mappings = spec->find("mappings");
-      loaded[nm["metadata"].value("name", "")] = {
-          nm["metadata"].value("generation", std::int64_t{0}),
-          static_cast<std::int64_t>(
-              mappings != spec->end() && mappings->is_object() ? mappings->size() : 0)};
+      loaded[nm->name] = {nm->generation, static_cast<std::int64_t>(nm->entries.size())};
     }
   }
   std::lock_guard lock(mu_);

@@ -68,6 +68,8 @@ class ApiNodeStateSource final : public fabric::NodeStateSource {
   kube::Informer* peerings_ = nullptr;
   kube::Informer* nat_mappings_ = nullptr;
   kube::Informer* config_ = nullptr;
+  // inputs() is const for its callers; the cache only saves work.
+  std::unique_ptr<NatMappingParseCache> parsed_nat_ = std::make_unique<NatMappingParseCache>();
   mutable std::mutex mu_;
   mutable std::condition_variable changed_;
   std::uint64_t version_ = 0;

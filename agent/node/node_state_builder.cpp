@@ -58,16 +58,8 @@ std::string peering_pending_reason(const json& peering) {
 
 namespace {
 
-// `object`'s member `key` when it is of `type`, else null; reads in place, where json::value
-// would copy the member.
-const json* member(const json& object, std::string_view key, json::value_t type) {
-  if (!object.is_object()) return nullptr;
-  const auto it = object.find(key);
-  return it != object.end() && it->type() == type ? &*it : nullptr;
-}
-
 Result<fabric::Peer> peer_from(const json& peering,
-                               const std::vector<kube::ObjectPtr>& nat_mappings,
+                               const std::vector<NatMappingEntriesPtr>& nat_mappings,
                                const std::string& tunnel_interface) {
   const json spec = peering.value("spec", json::object());
   const json status = peering.value("status", json::object());
@@ -99,30 +91,29 @@ Result<fabric::Peer> peer_from(const json& peering,
                 what + " spec.peerTunnelAddress: " + endpoint.error().message());
   }
   p.tunnel_endpoint = *endpoint;
-  for (const auto& object : nat_mappings) {
-    const json* nm_spec = member(*object, "spec", json::value_t::object);
-    const json* cluster = nm_spec ? member(*nm_spec, "clusterID", json::value_t::string) : nullptr;
-    if (cluster == nullptr || cluster->get_ref<const std::string&>() != id) continue;
-    const json* mappings = member(*nm_spec, "mappings", json::value_t::object);
-    if (mappings == nullptr) continue;
-    p.nat_mappings.reserve(p.nat_mappings.size() + mappings->size());
-    for (const auto& [external, endpoint_ip] : mappings->items()) {
-      auto e = net::Ipv4::parse(external);
-      auto t = net::Ipv4::parse(endpoint_ip.is_string() ? endpoint_ip.get_ref<const std::string&>()
-                                                        : std::string_view{});
-      if (!e || !t) {
-        return fail(ErrorCode::Invalid, "NatMapping " + (*object)["metadata"].value("name", "") +
-                                            " spec.mappings." + external +
-                                            ": not an IPv4 address pair");
-      }
-      p.nat_mappings.push_back({*e, *t});
-    }
+  // A peer's mappings come in one NatMapping per block, each sorted and the blocks disjoint:
+  // laid end to end in order of their first entry they are sorted, which is checked rather
+  // than sorted again. While the manager replaces an older release's single object by its
+  // blocks, both hold the same entries: then they are sorted and deduplicated.
+  std::vector<const NatMappingEntries*> ours;
+  std::size_t total = 0;
+  for (const auto& nm : nat_mappings) {
+    if (nm->peer != id) continue;
+    if (!nm->error.empty()) return fail(ErrorCode::Invalid, nm->error);
+    if (nm->entries.empty()) continue;
+    ours.push_back(nm.get());
+    total += nm->entries.size();
   }
-  // A peer's mappings come in one NatMapping per block; while the manager replaces an older
-  // release's single object by its blocks, both hold the same entries.
-  std::sort(p.nat_mappings.begin(), p.nat_mappings.end(), [](const auto& a, const auto& b) {
-    return std::pair(a.external_ip, a.endpoint_ip) < std::pair(b.external_ip, b.endpoint_ip);
+  std::sort(ours.begin(), ours.end(), [](const auto* a, const auto* b) {
+    return a->entries.front().external_ip < b->entries.front().external_ip;
   });
+  p.nat_mappings.reserve(total);
+  for (const auto* nm : ours) {
+    p.nat_mappings.insert(p.nat_mappings.end(), nm->entries.begin(), nm->entries.end());
+  }
+  if (!std::is_sorted(p.nat_mappings.begin(), p.nat_mappings.end())) {
+    std::sort(p.nat_mappings.begin(), p.nat_mappings.end());
+  }
   p.nat_mappings.erase(std::unique(p.nat_mappings.begin(), p.nat_mappings.end()),
                        p.nat_mappings.end());
   return p;

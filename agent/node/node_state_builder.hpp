@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "agent/node/fabric/node_state.hpp"
+#include "agent/node/nat_mapping_entries.hpp"
 #include "agent/node/tunnel/vxlan_tunnel.hpp"
 #include "shared/fedapi/cluster_info.hpp"
 #include "shared/fedapi/names.hpp"
@@ -28,9 +29,8 @@ struct NodeStateInputs {
   std::optional<net::Cidr> external_cidr;  // IpamState spec.externalCIDR, once the manager ran
   std::vector<nlohmann::json> nodes;       // Node objects
   std::vector<nlohmann::json> peerings;    // Peering objects of this cluster
-  // NatMapping objects of this cluster, shared with the informer's cache: a gateway holds tens
-  // of thousands of entries, which a copy per pass would cost more than the kernel's commit.
-  std::vector<kube::ObjectPtr> nat_mappings;
+  // NatMappings of this cluster, parsed (NatMappingParseCache keeps them across passes).
+  std::vector<NatMappingEntriesPtr> nat_mappings;
   std::string tunnel_interface = std::string(kTunnelInterface);  // Peerings of backend wireguard
   std::string vxlan_tunnel_interface = std::string(tunnel::kVxlanTunnelInterface);  // vxlan
   // The gateway ConfigMap as it is published now (none, or unreadable: publish again).

@@ -26,7 +26,7 @@ struct NatMapping {
   net::Ipv4 external_ip;
   net::Ipv4 endpoint_ip;
 
-  friend bool operator==(const NatMapping&, const NatMapping&) = default;
+  friend auto operator<=>(const NatMapping&, const NatMapping&) = default;  // by external first
 };
 
 // A peered cluster, with every range in this cluster's view unless named otherwise.

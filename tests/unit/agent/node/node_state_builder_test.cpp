@@ -53,8 +53,8 @@ NodeStateInputs inputs(const std::string& self_node) {
   return in;
 }
 
-kube::ObjectPtr nat_mapping(const std::string& name, const std::string& peer, json mappings) {
-  return std::make_shared<const json>(
+NatMappingEntriesPtr nat_mapping(const std::string& name, const std::string& peer, json mappings) {
+  return parse_nat_mapping(
       json{{"metadata", {{"name", name}}},
            {"spec", {{"clusterID", peer}, {"mappings", std::move(mappings)}}}});
 }
@@ -64,7 +64,7 @@ kube::ObjectPtr nat_mapping(const std::string& name, const std::string& peer, js
 TEST_CASE("a Peering with remapped networks becomes a datapath peer") {
   auto in = inputs("node1");
   in.peerings = {peering("c2", true, true)};
-  in.nat_mappings = {std::make_shared<const json>(
+  in.nat_mappings = {parse_nat_mapping(
       json{{"metadata", {{"name", "c2"}}},
            {"spec",
             {{"clusterID", "c2"},
@@ -154,7 +154,7 @@ TEST_CASE("a peer's NatMappings: its blocks merged and deduplicated, other peers
       // The older release's single object, still there while the manager moves it to blocks.
       nat_mapping("c2", "c2", {{"10.0.0.9", "10.1.3.4"}}),
       nat_mapping("c3.10-0-0-0-24", "c3", {{"10.0.0.7", "10.1.3.6"}}),
-      std::make_shared<const json>(json{{"metadata", {{"name", "no-spec"}}}}),
+      parse_nat_mapping(json{{"metadata", {{"name", "no-spec"}}}}),
   };
   auto st = build_node_state(in);
   REQUIRE(st);
@@ -165,6 +165,21 @@ TEST_CASE("a peer's NatMappings: its blocks merged and deduplicated, other peers
   CHECK(m[1].external_ip.str() == "10.0.0.9");
   CHECK(m[2].external_ip.str() == "10.0.1.1");
   CHECK(m[2].endpoint_ip.str() == "10.1.3.5");
+}
+
+TEST_CASE("blocks listed in name order (10-0-10 before 10-0-2) still give sorted entries") {
+  auto in = inputs("node1");
+  in.peerings = {peering("c2", true, true)};
+  in.nat_mappings = {
+      nat_mapping("c2.10-0-10-0-24", "c2", {{"10.0.10.1", "10.1.0.3"}}),
+      nat_mapping("c2.10-0-2-0-24", "c2", {{"10.0.2.7", "10.1.0.2"}, {"10.0.2.1", "10.1.0.1"}})};
+  auto st = build_node_state(in);
+  REQUIRE(st);
+  const auto& m = st->peers[0].nat_mappings;
+  REQUIRE(m.size() == 3);
+  CHECK(m[0].external_ip.str() == "10.0.2.1");
+  CHECK(m[1].external_ip.str() == "10.0.2.7");
+  CHECK(m[2].external_ip.str() == "10.0.10.1");
 }
 
 TEST_CASE("a NatMapping entry that is no address pair is Invalid and named") {
