@@ -3,35 +3,25 @@
 #include <algorithm>
 #include <utility>
 
+#include "shared/util/json_text.hpp"
+
 namespace fed::federation {
-namespace {
-
 using nlohmann::json;
-
-const json* member(const json& object, std::string_view key, json::value_t type) {
-  if (!object.is_object()) return nullptr;
-  const auto it = object.find(key);
-  return it != object.end() && it->type() == type ? &*it : nullptr;
-}
-
-std::string string_member(const json* object, std::string_view key) {
-  const json* s = object ? member(*object, key, json::value_t::string) : nullptr;
-  return s ? s->get<std::string>() : std::string();
-}
-
-}  // namespace
+using util::field;
 
 NatMappingEntriesPtr parse_nat_mapping(const json& object) {
   auto out = std::make_shared<NatMappingEntries>();
-  const json* metadata = member(object, "metadata", json::value_t::object);
-  out->name = string_member(metadata, "name");
-  if (metadata) out->generation = metadata->value("generation", std::int64_t{0});
-  const json* spec = member(object, "spec", json::value_t::object);
-  out->peer = string_member(spec, "clusterID");
-  const json* mappings = spec ? member(*spec, "mappings", json::value_t::object) : nullptr;
-  if (out->peer.empty() || mappings == nullptr) return out;
-  out->entries.reserve(mappings->size());
-  for (const auto& [external, endpoint] : mappings->items()) {
+  const json& metadata = field(object, "metadata");
+  out->name = util::string_field(metadata, "name");
+  if (const json& g = field(metadata, "generation"); g.is_number_integer()) {
+    out->generation = g.get<std::int64_t>();
+  }
+  const json& spec = field(object, "spec");
+  out->peer = util::string_field(spec, "clusterID");
+  const json& mappings = field(spec, "mappings");
+  if (out->peer.empty() || !mappings.is_object()) return out;
+  out->entries.reserve(mappings.size());
+  for (const auto& [external, endpoint] : mappings.items()) {
     auto e = net::Ipv4::parse(external);
     auto t = net::Ipv4::parse(endpoint.is_string() ? endpoint.get_ref<const std::string&>()
                                                    : std::string_view{});
@@ -54,9 +44,9 @@ std::vector<NatMappingEntriesPtr> NatMappingParseCache::entries(
   std::lock_guard lock(mu_);
   std::map<std::string, Parsed> seen;
   for (const auto& object : objects) {
-    const json* metadata = member(*object, "metadata", json::value_t::object);
-    const std::string name = string_member(metadata, "name");
-    std::string version = string_member(metadata, "resourceVersion");
+    const json& metadata = field(*object, "metadata");
+    const std::string name(util::string_field(metadata, "name"));
+    std::string version(util::string_field(metadata, "resourceVersion"));
     auto cached = by_name_.find(name);
     NatMappingEntriesPtr parsed =
         !version.empty() && cached != by_name_.end() && cached->second.version == version

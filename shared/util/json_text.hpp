@@ -23,6 +23,14 @@ inline const nlohmann::json* member(const nlohmann::json& object, std::string_vi
   return it != object.end() ? &*it : nullptr;
 }
 
+// The member `key` of `object`, or a null value when `object` is no object or has no such
+// member: lets a chain of lookups into foreign JSON read in place, without copies or throws.
+inline const nlohmann::json& field(const nlohmann::json& object, std::string_view key) {
+  static const nlohmann::json kNull;
+  const nlohmann::json* m = member(object, key);
+  return m != nullptr ? *m : kNull;
+}
+
 // The string member `key` of `object`; "" when `object` is no object, or the member is absent
 // or not a string.
 inline std::string_view string_field(const nlohmann::json& object, std::string_view key) {
