@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "shared/util/json_text.hpp"
+
 namespace fed::reconfig {
 namespace {
 
@@ -9,7 +11,7 @@ using nlohmann::json;
 
 // host-local's two spellings: ranges (a list of range sets) and the older single subnet.
 void collect_subnets(const json& ipam, std::vector<std::string>& out) {
-  if (!ipam.is_object() || ipam.value("type", "") != "host-local") return;
+  if (util::string_field(ipam, "type") != "host-local") return;
   if (ipam.contains("subnet") && ipam["subnet"].is_string()) out.push_back(ipam["subnet"]);
   for (const auto& set : ipam.value("ranges", json::array())) {
     if (!set.is_array()) continue;
@@ -36,8 +38,8 @@ Result<CniConflist> parse_conflist(std::string_view text, std::string_view sourc
     return invalid("cniVersion is missing (e.g. \"1.0.0\")");
   }
   CniConflist out;
-  out.name = doc.value("name", "");
-  if (out.name.empty()) return invalid("name is missing: the network needs a name");
+  out.name = util::string_field(doc, "name");
+  if (out.name.empty()) return invalid("name is missing or not a string: the network needs a name");
   if (!doc.contains("plugins") || !doc["plugins"].is_array() || doc["plugins"].empty()) {
     return invalid(
         "plugins is missing or empty: a .conflist lists its plugins (a single-plugin .conf is "
@@ -45,8 +47,10 @@ Result<CniConflist> parse_conflist(std::string_view text, std::string_view sourc
   }
   for (std::size_t i = 0; i < doc["plugins"].size(); ++i) {
     const json& plugin = doc["plugins"][i];
-    const std::string type = plugin.is_object() ? plugin.value("type", "") : "";
-    if (type.empty()) return invalid("plugins[" + std::to_string(i) + "].type is missing");
+    const std::string type(util::string_field(plugin, "type"));
+    if (type.empty()) {
+      return invalid("plugins[" + std::to_string(i) + "].type is missing or not a string");
+    }
     out.plugin_types.push_back(type);
     if (plugin.contains("ipam")) collect_subnets(plugin["ipam"], out.subnets);
   }

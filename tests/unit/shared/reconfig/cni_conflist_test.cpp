@@ -46,4 +46,16 @@ TEST_CASE("cni conflist: what the runtime would refuse is refused, naming the fi
         std::string::npos);
   CHECK(message(R"({"cniVersion": "1.0.0", "name": "n", "plugins": [{"bridge": "x"}]})")
             .find("plugins[0].type") != std::string::npos);
+  // Found by fuzz_manifests: members of the wrong type were read with json's value(), which
+  // throws, so `kubectl fed reconfigure` and `fed-agent cni-switch` stopped with "unexpected
+  // error: [json.exception.type_error.302] ..." instead of naming the field to fix.
+  CHECK(message(R"({"cniVersion": "1.0.0", "name": "n", "plugins": [{"type": {"a": 1}}]})")
+            .find("plugins[0].type is missing or not a string") != std::string::npos);
+  CHECK(message(R"({"cniVersion": "1.0.0", "name": 7, "plugins": [{"type": "bridge"}]})")
+            .find("name is missing or not a string") != std::string::npos);
+  auto odd_ipam = parse_conflist(
+      R"({"cniVersion": "1.0.0", "name": "n", "plugins": [{"type": "b", "ipam": {"type": []}}]})",
+      "f");
+  REQUIRE(odd_ipam);
+  CHECK(odd_ipam->subnets.empty());
 }
