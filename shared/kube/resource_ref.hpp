@@ -76,6 +76,9 @@ struct ResourceRef {
   std::string to_string() const;
 };
 
+// Core collections several files name (in a unity build, one definition each).
+inline const ResourceRef kPods{{"", "v1", "pods"}, "", "", ""};
+
 // The REST path: /api/v1/namespaces/<ns>/pods/<name>/<sub> or /apis/<g>/<v>/..., with the
 // namespace, name and subresource path-escaped.
 std::string path_of(const ResourceRef& ref);

@@ -14,7 +14,6 @@ namespace {
 
 using nlohmann::json;
 
-const kube::GroupVersionResource kPods{"", "v1", "pods"};
 const kube::GroupVersionResource kBudgets{"policy", "v1", "poddisruptionbudgets"};
 
 std::string id_of(const json& pod) {
@@ -79,7 +78,7 @@ Result<Departure> ReplicaDeparture::advance(const Key& key, Move& move) {
   }
   kube::ListOptions on_member;
   on_member.field_selector = "spec.nodeName=" + virtual_node_name(member);
-  auto listed = host_->list_all(kube::ResourceRef{kPods, ns, "", ""}, on_member);
+  auto listed = host_->list_all(kube::kPods.in_namespace(ns), on_member);
   if (!listed) return listed.error().to_error().with_context("listing the pods of " + ns);
   std::vector<json> staying;
   // The workloads of pods leaving already (out of the Services): what counts is their
@@ -113,8 +112,8 @@ Result<Departure> ReplicaDeparture::advance(const Key& key, Move& move) {
   }
   kube::DeleteOptions only_this;
   only_this.precondition_uid = pod["metadata"].value("uid", "");
-  auto removed =
-      host_->remove(kube::ResourceRef{kPods, ns, pod["metadata"].value("name", ""), ""}, only_this);
+  auto removed = host_->remove(
+      kube::kPods.in_namespace(ns).named(pod["metadata"].value("name", "")), only_this);
   if (!removed && !removed.error().is_not_found() && !removed.error().is_conflict()) {
     return removed.error().to_error().with_context("moving pod " + id_of(pod));
   }

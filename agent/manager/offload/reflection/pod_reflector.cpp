@@ -11,7 +11,6 @@ namespace {
 
 using nlohmann::json;
 
-const kube::ResourceRef kPods{{"", "v1", "pods"}, "", "", ""};
 // While a twin or a host pod is going away, look again this soon.
 constexpr std::chrono::seconds kSettle{2};
 // A host pod being deleted leaves its Services' endpoints at once, but the EndpointSlice
@@ -124,7 +123,7 @@ Result<kube::Requeue> PodReflector::reflect(const std::string& ns, const std::st
     kube::DeleteOptions now;
     now.grace_period_seconds = 0;
     now.precondition_uid = uid_of(pod);
-    auto removed = host_->remove(kPods.in_namespace(ns).named(name), now);
+    auto removed = host_->remove(kube::kPods.in_namespace(ns).named(name), now);
     if (!removed && !removed.error().is_not_found() && !removed.error().is_conflict()) {
       return removed.error().to_error().with_context("finalizing pod " + ns + "/" + name);
     }
@@ -152,7 +151,7 @@ Result<kube::Requeue> PodReflector::reflect(const std::string& ns, const std::st
   if (settling) return kube::Requeue{kSettle};
   if (!twin->pod) {
     json made = twin_pod(pod, TwinTarget{host_id_, ns, twin->replica});
-    auto created = twin->client->create(kPods.in_namespace(twin->replica), made);
+    auto created = twin->client->create(kube::kPods.in_namespace(twin->replica), made);
     if (!created) {
       if (created.error().is_already_exists()) return kube::Requeue{kSettle};  // not seen yet
       return created.error().to_error().with_context("creating the twin of " + ns + "/" + name +
@@ -206,7 +205,7 @@ Status PodReflector::delete_twin(const ReflectionWatches::Twin& twin,
   options.grace_period_seconds = grace_seconds;
   options.precondition_uid = uid_of(*twin.pod);
   const std::string name = (*twin.pod)["metadata"].value("name", "");
-  auto removed = twin.client->remove(kPods.in_namespace(twin.replica).named(name), options);
+  auto removed = twin.client->remove(kube::kPods.in_namespace(twin.replica).named(name), options);
   if (!removed && !removed.error().is_not_found() && !removed.error().is_conflict()) {
     return removed.error().to_error().with_context("deleting twin " + twin.replica + "/" + name +
                                                    " on " + twin.member);
@@ -240,7 +239,7 @@ Status PodReflector::replace_status(const json& host_pod, json status) {
   updated["status"] = std::move(status);
   const auto& meta = host_pod["metadata"];
   auto written = host_->update_status(
-      kPods.in_namespace(meta.value("namespace", "")).named(meta.value("name", "")), updated);
+      kube::kPods.in_namespace(meta.value("namespace", "")).named(meta.value("name", "")), updated);
   if (!written) {
     return written.error().to_error().with_context("status of pod " + meta.value("namespace", "") +
                                                    "/" + meta.value("name", ""));

@@ -12,7 +12,6 @@ namespace {
 
 using nlohmann::json;
 
-const kube::ResourceRef kPods{{"", "v1", "pods"}, "", "", ""};
 const kube::ResourceRef kAccessReviews{
     {"authorization.k8s.io", "v1", "subjectaccessreviews"}, "", "", ""};
 
@@ -102,7 +101,7 @@ std::optional<http::Response> VirtualKubelet::authorize(const http::Request& req
 
 Result<VirtualKubelet::Placement> VirtualKubelet::placement(const std::string& ns,
                                                             const std::string& pod) const {
-  auto object = host_->get(kPods.in_namespace(ns).named(pod));
+  auto object = host_->get(kube::kPods.in_namespace(ns).named(pod));
   if (!object) {
     return fail(object.error().is_not_found() ? ErrorCode::NotFound : ErrorCode::Unavailable,
                 object.error().message());

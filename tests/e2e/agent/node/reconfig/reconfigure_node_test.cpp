@@ -44,7 +44,6 @@ std::string kubelet_pid() {
   return run("pgrep -P \"$(cat " + kSupervisorPid.string() + ")\" -x kubelet");
 }
 const GroupVersionResource kNodes{"", "v1", "nodes"};
-const GroupVersionResource kPods{"", "v1", "pods"};
 
 std::string slurp(const fs::path& p) {
   auto text = fed::util::read_file(p);
@@ -217,7 +216,7 @@ TEST_CASE("reconfigure-node: static CPU policy, exclusive cpuset, more fields, r
   // 3. A Guaranteed pod with 1 CPU gets CPU 1 to itself: its container's cgroup says so.
   {
     TestNamespace ns(*c, "reconfig");
-    const ResourceRef pods{kPods, ns.name(), "", ""};
+    const ResourceRef pods = kPods.in_namespace(ns.name());
     REQUIRE(eventually([&] { return c->create(pods, guaranteed_pod("pinned")).has_value(); }, 30s));
     json pod;
     REQUIRE(eventually(
