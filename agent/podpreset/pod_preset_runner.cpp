@@ -49,9 +49,9 @@ Status PodPresetRunner::start_webhook(kube::Informer& presets) {
                        "podpreset webhook",
                        "pods get no PodPreset injected",
                        webhook::with_ca_bundle},
-                   "podpreset-webhook"));
+                   "podpreset-webhook", options_.callers));
   FED_ASSIGN_OR_RETURN(webhook_,
-                       PodPresetWebhook::start(options_.bind_address, wiring_->files(), presets));
+                       PodPresetWebhook::start(options_.bind_address, wiring_->tls(), presets));
   return ok();
 }
 

@@ -19,6 +19,7 @@ namespace fed::podpreset {
 struct PodPresetOptions {
   std::string bind_address{kDefaultPodPresetBindAddress};  // the webhook (HTTPS)
   std::string cert_dir;  // its serving pair; empty: a directory under the temporary directory
+  webhook::WebhookCallers callers = webhook::WebhookCallers::Any;  // --webhook-caller-auth
   std::string namespace_name{fedapi::kNamespace};  // where its Secret and Service are
 };
 

@@ -9,6 +9,7 @@
 
 #include "shared/http/server.hpp"
 #include "shared/kube/informer.hpp"
+#include "shared/webhook/webhook_tls_store.hpp"
 
 namespace fed::podpreset {
 
@@ -25,10 +26,11 @@ inline constexpr std::string_view kPodPresetWebhookConfiguration = "kubectl-fed-
 
 class PodPresetWebhook final {
  public:
-  // Listens on `bind_address` with the pair in `tls`; reads presets from `presets` (an
+  // Listens on `bind_address` with the pair in `tls`, answering the callers it admits; reads
+  // presets from `presets` (an
   // informer on podpresets of every namespace).
   static Result<std::unique_ptr<PodPresetWebhook>> start(const std::string& bind_address,
-                                                         http::TlsFiles tls,
+                                                         const webhook::WebhookTlsStore& tls,
                                                          kube::Informer& presets);
   void stop() { server_->stop(); }
   const std::string& local_address() const { return server_->local_address(); }

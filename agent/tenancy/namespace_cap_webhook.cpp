@@ -14,16 +14,18 @@ using nlohmann::json;
 }  // namespace
 
 Result<std::unique_ptr<NamespaceCapWebhook>> NamespaceCapWebhook::start(
-    const std::string& bind_address, http::TlsFiles tls, kube::Informer& replicas,
+    const std::string& bind_address, const webhook::WebhookTlsStore& tls, kube::Informer& replicas,
     int namespace_quota) {
   http::ServerOptions options;
   options.bind_address = bind_address;
-  options.tls = std::move(tls);
+  options.tls = tls.files();
   options.name = "tenancy-webhook";
   FED_ASSIGN_OR_RETURN(auto server, http::Server::create(std::move(options)));
   std::unique_ptr<NamespaceCapWebhook> webhook(new NamespaceCapWebhook(replicas, namespace_quota));
   server->handle(std::string(kNamespaceCapPath),
-                 [w = webhook.get()](const http::Request& request) { return w->review(request); },
+                 tls.admitting([w = webhook.get()](const http::Request& request) {
+                   return w->review(request);
+                 }),
                  {"POST"});
   FED_TRY(server->start());
   spdlog::info("tenancy webhook: serving {} on https://{} (cap {} namespaces per consumer)",

@@ -14,6 +14,7 @@
 #include "agent/tenancy/namespace_admission.hpp"
 #include "shared/http/server.hpp"
 #include "shared/kube/informer.hpp"
+#include "shared/webhook/webhook_tls_store.hpp"
 
 namespace fed::tenancy {
 
@@ -27,10 +28,11 @@ inline constexpr std::string_view kTenancyWebhookConfiguration = "kubectl-fed-te
 
 class NamespaceCapWebhook final {
  public:
-  // Listens on `bind_address` with the pair in `tls`; counts replicas in `replicas` (an
+  // Listens on `bind_address` with the pair in `tls`, answering the callers it admits; counts
+  // replicas in `replicas` (an
   // informer on namespaces labelled kubectl-fed.io/origin-cluster), caps at `namespace_quota`.
   static Result<std::unique_ptr<NamespaceCapWebhook>> start(const std::string& bind_address,
-                                                            http::TlsFiles tls,
+                                                            const webhook::WebhookTlsStore& tls,
                                                             kube::Informer& replicas,
                                                             int namespace_quota);
   void stop() { server_->stop(); }

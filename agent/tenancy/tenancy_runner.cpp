@@ -48,9 +48,9 @@ Status TenancyRunner::start_webhook(kube::Informer& replicas) {
                        "tenancy webhook",
                        "the namespace cap is not enforced",
                        webhook::with_ca_bundle},
-                   "tenancy-webhook"));
+                   "tenancy-webhook", options_.callers));
   FED_ASSIGN_OR_RETURN(webhook_,
-                       NamespaceCapWebhook::start(options_.bind_address, wiring_->files(), replicas,
+                       NamespaceCapWebhook::start(options_.bind_address, wiring_->tls(), replicas,
                                                   options_.policy.namespace_quota));
   return ok();
 }

@@ -22,6 +22,7 @@ namespace fed::tenancy {
 struct TenancyOptions {
   std::string bind_address{kDefaultTenancyBindAddress};  // the webhook (HTTPS)
   std::string cert_dir;  // its serving pair; empty: a directory under the temporary directory
+  webhook::WebhookCallers callers = webhook::WebhookCallers::Any;  // --webhook-caller-auth
   std::string namespace_name{fedapi::kNamespace};  // where its Secret and Service are
   TenantPolicy policy;
 };

@@ -35,6 +35,8 @@ Runner wire_host(CLI::App& app) {
                  "node's ExternalIP, else its InternalIP)");
   app.add_option("--image", o->image, "add: the fed-agent image of its managers and agents");
   app.add_option("--etcd-image", o->etcd_image, "add: the image of its federation etcd member");
+  app.add_flag("--webhook-caller-auth", o->webhook_caller_auth,
+               "add: " + std::string(kWebhookCallerAuthHelp));
   app.add_option("--timeout", *timeout,
                  "add: how long the new member may take to join and be promoted (default 3m)");
   app.add_option("--dry-run", *dry_run,

@@ -22,6 +22,7 @@ struct HostOptions {
   std::string gateway_address;
   std::string image = std::string(kDefaultImage);
   std::string etcd_image = std::string(kDefaultEtcdImage);
+  bool webhook_caller_auth = false;                            // add: --webhook-caller-auth
   std::chrono::milliseconds timeout{std::chrono::minutes(3)};  // --timeout
   DryRun dry_run = DryRun::None;
 };

@@ -93,6 +93,7 @@ Status run_host_add(const GlobalOptions& global, const HostOptions& o, Output& o
   RenderOptions render;
   render.image = o.image;
   render.etcd_image = o.etcd_image;
+  render.webhook_caller_auth = o.webhook_caller_auth;
 
   if (o.dry_run == DryRun::Client) {
     FED_ASSIGN_OR_RETURN(

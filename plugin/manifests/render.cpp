@@ -38,6 +38,19 @@ void set_node_agent_args(json& object, const RenderOptions& options) {
   if (options.wireguard != "auto") args.push_back("--wireguard-backend=" + options.wireguard);
 }
 
+// The roles whose first argument names one that serves an admission webhook.
+void set_webhook_args(json& object, const RenderOptions& options) {
+  if (!options.webhook_caller_auth || object.value("kind", "") != "Deployment") return;
+  for (auto& container : object["spec"]["template"]["spec"]["containers"]) {
+    json& args = container["args"];
+    if (!args.is_array() || args.empty() || !args[0].is_string()) continue;
+    const std::string role = args[0].get<std::string>();
+    if (role == "manager" || role == "tenancy" || role == "podpreset") {
+      args.push_back("--webhook-caller-auth");
+    }
+  }
+}
+
 void set_namespace(json& object, const std::string& ns) {
   json& meta = object["metadata"];
   if (object.value("kind", "") == "Namespace") {
@@ -113,6 +126,7 @@ Result<std::vector<RenderedObject>> render_all(const RenderOptions& options) {
     for (auto& object : *docs) {
       set_images(object, options);
       set_node_agent_args(object, options);
+      set_webhook_args(object, options);
       set_namespace(object, options.namespace_name);
       set_part_of(object);
       out.push_back({std::string(m.path), std::move(object)});

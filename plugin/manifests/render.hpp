@@ -54,7 +54,16 @@ struct RenderOptions {
   // auto, the agent's default, adds no flag).
   std::string wireguard = "auto";
   std::string etcd_image = std::string(kDefaultEtcdImage);  // hosts only
+  // The roles that serve admission webhooks (manager, tenancy, podpreset) answer only the API
+  // server's front-proxy certificate (fed-agent --webhook-caller-auth).
+  bool webhook_caller_auth = false;
 };
+
+// --webhook-caller-auth of init, join, host add and reconfigure: its help.
+inline constexpr std::string_view kWebhookCallerAuthHelp =
+    "The webhooks answer only kube-apiserver's front-proxy client certificate, refusing any "
+    "other caller; needs the API server's admission configuration to present it to webhooks "
+    "(docs/SECURITY.md, \"Webhook callers\")";
 
 // Invalid, naming the flag and its values, unless `value` is auto, kernel or wireguard-go.
 Status validate_wireguard_flag(const std::string& value);

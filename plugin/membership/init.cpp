@@ -37,6 +37,8 @@ Runner wire_init(CLI::App& app) {
   app.add_option("--wireguard", options->wireguard,
                  "The gateway's WireGuard: auto (the kernel's where the node has the module, else "
                  "wireguard-go; default), kernel or wireguard-go");
+  app.add_flag("--webhook-caller-auth", options->webhook_caller_auth,
+               std::string(kWebhookCallerAuthHelp));
   app.add_option("--gateway-node", options->gateway_node,
                  "The node that terminates the tunnels (default: the labelled one, else the "
                  "first Ready node by name with an ExternalIP, else by name)");
@@ -181,6 +183,7 @@ Status run_init(const GlobalOptions& global, const InitOptions& options, Output&
   render.etcd_image = options.etcd_image;
   render.direct_routing = options.direct_routing;
   render.wireguard = options.wireguard;
+  render.webhook_caller_auth = options.webhook_caller_auth;
   FED_ASSIGN_OR_RETURN(auto member, etcd_member_on(id, nodes, gateway, options.gateway_address));
   FED_ASSIGN_OR_RETURN(auto objects, host_objects(*client, identity, render, member,
                                                   EtcdBootstrap{id, "", ""}, std::nullopt));

@@ -17,11 +17,12 @@ struct InitOptions {
   std::string service_cidr;  // --service-cidr; empty = the `kubernetes` ServiceCIDR
   std::string image = std::string(kDefaultImage);           // --image
   std::string etcd_image = std::string(kDefaultEtcdImage);  // --etcd-image
-  std::string gateway_node;        // --gateway-node; empty = first Ready node
-  std::string gateway_address;     // --gateway-address; empty = the node's own
-  bool direct_routing = false;     // --direct-routing
-  std::string wireguard = "auto";  // --wireguard
-  DryRun dry_run = DryRun::None;   // --dry-run
+  std::string gateway_node;          // --gateway-node; empty = first Ready node
+  std::string gateway_address;       // --gateway-address; empty = the node's own
+  bool direct_routing = false;       // --direct-routing
+  std::string wireguard = "auto";    // --wireguard
+  bool webhook_caller_auth = false;  // --webhook-caller-auth
+  DryRun dry_run = DryRun::None;     // --dry-run
 };
 
 // Checks what can be checked without a cluster: the cluster id and the CIDR flags (each valid,

@@ -59,6 +59,8 @@ Runner wire_join(CLI::App& app) {
       "--direct-routing", o->direct_routing,
       "Route between a node and its gateway without VXLAN when they share a subnet (the node "
       "network must accept pod addresses: no cloud source/destination check)");
+  app.add_flag("--webhook-caller-auth", o->webhook_caller_auth,
+               std::string(kWebhookCallerAuthHelp) + " (the member's tenancy webhook)");
   app.add_option("--tunnel-backend", o->tunnel_backend,
                  "The tunnel between the host's and the member's gateways: wireguard "
                  "(encrypted, default) or vxlan (unencrypted, UDP 4789; for networks that are "
@@ -252,9 +254,13 @@ Status run_join(const GlobalOptions& global, const JoinOptions& o, Output& out) 
   const ClusterIdentity identity{o.member, FederationRole::Member, pod_cidr, service_cidr,
                                  federation};
   const RenderOptions render{
-      o.image, std::string(fedapi::kNamespace),
-      TenancySettings{o.namespace_quota, o.share_cpu, o.share_memory, pod_cidr}, o.direct_routing,
-      o.wireguard};
+      o.image,
+      std::string(fedapi::kNamespace),
+      TenancySettings{o.namespace_quota, o.share_cpu, o.share_memory, pod_cidr},
+      o.direct_routing,
+      o.wireguard,
+      std::string(kDefaultEtcdImage),
+      o.webhook_caller_auth};
   FED_ASSIGN_OR_RETURN(auto member_objects, render_member(identity, render));
 
   FED_ASSIGN_OR_RETURN(

@@ -27,6 +27,7 @@ struct JoinOptions {
   std::string image = std::string(kDefaultImage);              // --image (the member's agent)
   bool direct_routing = false;                                 // --direct-routing
   std::string wireguard = "auto";                              // --wireguard
+  bool webhook_caller_auth = false;                            // --webhook-caller-auth
   std::string tunnel_backend = "wireguard";                    // --tunnel-backend
   bool wait = false;                                           // --wait: until the member is Ready
   std::chrono::milliseconds timeout{std::chrono::minutes(5)};  // --timeout

@@ -45,6 +45,8 @@ Runner wire_reconfigure(CLI::App& app) {
       "clusters themselves");
   app.add_option("--image", o->image,
                  "The fed-agent image the node pods run (default \"" + o->image + "\")");
+  app.add_flag("--webhook-caller-auth", o->webhook_caller_auth,
+               "A feature's webhook (podpreset): " + std::string(kWebhookCallerAuthHelp));
   app.add_option("--distribution", o->distribution,
                  "The nodes' Kubernetes distribution: its kubelet config, root dir and restart "
                  "from the agent's table (kubeadm, k3s, eks-al2023, eks, aks, gke). Default: "
@@ -106,7 +108,8 @@ void for_each_context(const std::vector<std::string>& contexts, Work work) {
 Status print_dry_run(const ReconfigurePlan& plan, Output& out) {
   std::vector<json> objects = {reconfigure_namespace()};
   for (const auto& feature : plan.features) {
-    FED_ASSIGN_OR_RETURN(auto feature_objs, feature_objects(feature, plan.image));
+    FED_ASSIGN_OR_RETURN(auto feature_objs,
+                         feature_objects(feature, plan.image, plan.webhook_caller_auth));
     for (auto& o : feature_objs) objects.push_back(std::move(o));
   }
   if (!plan.changes.changes.empty()) {

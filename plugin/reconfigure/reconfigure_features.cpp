@@ -89,11 +89,13 @@ bool has_ca_bundle(const json& configuration) {
 
 }  // namespace
 
-Result<std::vector<json>> feature_objects(std::string_view name, const std::string& image) {
+Result<std::vector<json>> feature_objects(std::string_view name, const std::string& image,
+                                          bool webhook_caller_auth) {
   const FeatureObjects* f = objects_of(name);
   if (f == nullptr) return fail(ErrorCode::Invalid, "unknown feature " + std::string(name));
   RenderOptions options;
   options.image = image;
+  options.webhook_caller_auth = webhook_caller_auth;
   options.namespace_name = std::string(kReconfigureNamespace);
   return render_feature(f->manifests, options);
 }
@@ -140,10 +142,10 @@ FeatureState observe_feature(kube::DynamicClient& c, std::string_view name) {
 }
 
 FeatureResult install_feature(kube::DynamicClient& c, std::string_view name,
-                              const std::string& image, std::chrono::seconds timeout,
-                              const ProgressFn& progress) {
+                              const std::string& image, bool webhook_caller_auth,
+                              std::chrono::seconds timeout, const ProgressFn& progress) {
   const FinishFeature finish(name);
-  auto objects = feature_objects(name, image);
+  auto objects = feature_objects(name, image, webhook_caller_auth);
   if (!objects) return finish(NodeOutcome::Failed, objects.error().message());
   if (auto ns = ensure_reconfigure_namespace(c); !ns) {
     return finish(NodeOutcome::Failed, ns.error().message());

@@ -42,8 +42,8 @@ struct FeatureState {
 // Applies `name`'s objects with `image` and waits up to `timeout` until it is Ready: Applied
 // (something was written), AlreadyApplied (nothing to write, Ready) or Failed (why).
 FeatureResult install_feature(kube::DynamicClient& client, std::string_view name,
-                              const std::string& image, std::chrono::seconds timeout,
-                              const ProgressFn& progress);
+                              const std::string& image, bool webhook_caller_auth,
+                              std::chrono::seconds timeout, const ProgressFn& progress);
 
 // Takes `name` out again (FEATURE=false): its webhook configuration first, so that no request
 // waits on a webhook that is going, then its workload, RBAC, Secret and CRD, in reverse order
@@ -56,8 +56,9 @@ FeatureResult remove_feature(kube::DynamicClient& client, std::string_view name,
 // What the cluster behind `client` shows of `name` now.
 FeatureState observe_feature(kube::DynamicClient& client, std::string_view name);
 
-// The objects `name` installs with `image` (for --dry-run).
-Result<std::vector<nlohmann::json>> feature_objects(std::string_view name,
-                                                    const std::string& image);
+// The objects `name` installs with `image` (for --dry-run), its webhook answering only the API
+// server with `webhook_caller_auth`.
+Result<std::vector<nlohmann::json>> feature_objects(std::string_view name, const std::string& image,
+                                                    bool webhook_caller_auth = false);
 
 }  // namespace fed::plugin

@@ -181,6 +181,7 @@ Result<ReconfigurePlan> make_plan(const ReconfigureOptions& o, std::string_view 
   if (!file.name.empty()) plan.feature_config = file.document;
   if (o.image.empty()) return invalid_plan("--image: expected an image holding fed-agent");
   plan.image = o.image;
+  plan.webhook_caller_auth = o.webhook_caller_auth;
   if (!o.kubelet_config.empty() && !o.kubelet_config_dir.empty()) {
     return invalid_plan("--kubelet-config and --kubelet-config-dir are exclusive");
   }

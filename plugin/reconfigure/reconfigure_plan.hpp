@@ -27,6 +27,7 @@ struct ReconfigureOptions {
   bool clusters_given = false;         // (then "" and "all" mean every member)
   bool drain = false;                  // --drain: cordon and evict pods before a node's change
   std::string image = "fed.local/fed-agent:dev";  // --image: holds /usr/local/bin/fed-agent
+  bool webhook_caller_auth = false;               // --webhook-caller-auth: a feature's webhook
   std::string distribution;        // --distribution NAME: the kubelet layout of that vendor
   std::string kubelet_config;      // --kubelet-config PATH ({node} = the node's name)
   std::string kubelet_config_dir;  // --kubelet-config-dir DIR: a drop-in there instead
@@ -77,6 +78,7 @@ struct ReconfigurePlan {
   int max_unavailable = 1;
   DrainMode drain = DrainMode::Off;
   std::string image;
+  bool webhook_caller_auth = false;
   NodeTarget target;
   std::chrono::seconds gate_timeout{120};     // the agent's --timeout
   std::chrono::seconds feature_timeout{120};  // a feature's wait until Ready: max(--timeout, 2m)

@@ -272,9 +272,9 @@ ClusterResult roll_out(kube::DynamicClient& c, const ReconfigurePlan& plan,
   for (const auto& f : plan.removed_features) features.emplace_back(f, false);
   for (const auto& f : plan.features) features.emplace_back(f, true);
   for (const auto& [feature, install] : features) {
-    FeatureResult r = install
-                          ? install_feature(c, feature, plan.image, plan.feature_timeout, progress)
-                          : remove_feature(c, feature, plan.feature_timeout, progress);
+    FeatureResult r = install ? install_feature(c, feature, plan.image, plan.webhook_caller_auth,
+                                                plan.feature_timeout, progress)
+                              : remove_feature(c, feature, plan.feature_timeout, progress);
     progress("feature " + r.name + ": " + std::string(to_string(r.outcome)) +
              (r.message.empty() ? "" : ": " + r.message));
     const bool failed = !applied(r.outcome);

@@ -3,6 +3,9 @@
 #include <spdlog/spdlog.h>
 #include <sys/stat.h>
 
+#include <algorithm>
+
+#include "shared/kube/apiserver_authentication.hpp"
 #include "shared/util/base64.hpp"
 #include "shared/util/read_file.hpp"
 #include "shared/util/write_file_atomic.hpp"
@@ -20,6 +23,8 @@ constexpr const char* kCaKey = "ca.key";
 constexpr const char* kCaBundle = "ca-bundle.crt";
 constexpr const char* kTlsCert = "tls.crt";
 constexpr const char* kTlsKey = "tls.key";
+// The callers' CA, as a file of the server's.
+constexpr const char* kCallerCa = "caller-ca.crt";
 
 std::string field(const json& data, const char* key) {
   auto decoded = util::base64_decode(data.value(key, ""));
@@ -46,14 +51,62 @@ json encode(const WebhookTls& tls) {
 }  // namespace
 
 WebhookTlsStore::WebhookTlsStore(std::shared_ptr<kube::DynamicClient> client, std::string ns,
-                                 std::filesystem::path dir, WebhookTlsNames names)
+                                 std::filesystem::path dir, WebhookTlsNames names,
+                                 WebhookCallers callers)
     : client_(std::move(client)),
       ns_(std::move(ns)),
       dir_(std::move(dir)),
-      names_(std::move(names)) {}
+      names_(std::move(names)),
+      callers_(callers) {}
 
 http::TlsFiles WebhookTlsStore::files() const {
-  return {(dir_ / kTlsCert).string(), (dir_ / kTlsKey).string()};
+  http::TlsFiles files{(dir_ / kTlsCert).string(), (dir_ / kTlsKey).string()};
+  if (callers_ == WebhookCallers::FrontProxy) files.client_ca_file = (dir_ / kCallerCa).string();
+  return files;
+}
+
+http::Handler WebhookTlsStore::admitting(http::Handler handler) const {
+  return [this, handler = std::move(handler)](const http::Request& request) {
+    if (!admits(request)) {
+      spdlog::warn(
+          "{}: refused a call from {} with certificate CN \"{}\": not a name of "
+          "requestheader-allowed-names",
+          names_.what, request.remote_address, request.peer ? request.peer->common_name : "");
+      return http::Response::text(403,
+                                  "this webhook answers only kube-apiserver (its front-proxy "
+                                  "client certificate)\n");
+    }
+    return handler(request);
+  };
+}
+
+bool WebhookTlsStore::admits(const http::Request& request) const {
+  if (callers_ == WebhookCallers::Any) return true;
+  if (!request.peer) return false;  // not reached: the handshake asks for a certificate
+  std::lock_guard lock(mu_);
+  return caller_names_.empty() || std::find(caller_names_.begin(), caller_names_.end(),
+                                            request.peer->common_name) != caller_names_.end();
+}
+
+Status WebhookTlsStore::sync_callers() {
+  FED_ASSIGN_OR_RETURN(auto authentication, kube::read_apiserver_authentication(*client_));
+  if (authentication.front_proxy_ca.empty()) {
+    return fail(ErrorCode::Unavailable,
+                std::string(kube::kApiServerAuthenticationConfigMap) +
+                    " has no requestheader-client-ca-file: kube-apiserver runs without "
+                    "--requestheader-client-ca-file, so the " +
+                    names_.what +
+                    " cannot check that its caller is the API server (set it as kubeadm does, "
+                    "or install without --webhook-caller-auth)");
+  }
+  const std::string path = files().client_ca_file;
+  auto have = util::read_file(path);
+  if (!have || *have != authentication.front_proxy_ca) {
+    FED_TRY(util::write_file_atomic(path, authentication.front_proxy_ca, 0644));
+  }
+  std::lock_guard lock(mu_);
+  caller_names_ = std::move(authentication.front_proxy_names);
+  return ok();
 }
 
 Result<WebhookTls> WebhookTlsStore::sync(std::chrono::system_clock::time_point now) {
@@ -90,6 +143,7 @@ Result<WebhookTls> WebhookTlsStore::sync(std::chrono::system_clock::time_point n
                  ns_);
   }
   FED_TRY(write_files(tls));
+  if (callers_ == WebhookCallers::FrontProxy) FED_TRY(sync_callers());
   return tls;
 }
 

@@ -7,14 +7,14 @@ namespace fed::webhook {
 Result<std::unique_ptr<WebhookWiring>> WebhookWiring::start(
     std::shared_ptr<kube::DynamicClient> client, const std::string& ns,
     std::filesystem::path cert_dir, WebhookTlsNames names, WebhookConfigTarget target,
-    const std::string& controller_name) {
+    const std::string& controller_name, WebhookCallers callers) {
   if (cert_dir.empty()) {
     cert_dir = std::filesystem::temp_directory_path() /
                ("kubectl-fed-" + controller_name + "-" + std::to_string(::getpid()));
   }
   std::unique_ptr<WebhookWiring> wiring(new WebhookWiring());
   wiring->tls_ =
-      std::make_unique<WebhookTlsStore>(client, ns, std::move(cert_dir), std::move(names));
+      std::make_unique<WebhookTlsStore>(client, ns, std::move(cert_dir), std::move(names), callers);
   // The server checks its certificate files when it is created: they must exist first.
   FED_TRY(wiring->tls_->sync(std::chrono::system_clock::now()));
   wiring->reconciler_ = std::make_unique<WebhookConfigReconciler>(std::move(client), *wiring->tls_,

@@ -20,20 +20,18 @@ namespace fed::webhook {
 class WebhookWiring final {
  public:
   // Syncs the TLS material of `names` in namespace `ns` (files under `cert_dir`; empty: a
-  // directory of this process under the temporary directory) and starts the controller
-  // `controller_name` that keeps `target` carrying its CA bundle.
-  static Result<std::unique_ptr<WebhookWiring>> start(std::shared_ptr<kube::DynamicClient> client,
-                                                      const std::string& ns,
-                                                      std::filesystem::path cert_dir,
-                                                      WebhookTlsNames names,
-                                                      WebhookConfigTarget target,
-                                                      const std::string& controller_name);
+  // directory of this process under the temporary directory), for `callers`, and starts the
+  // controller `controller_name` that keeps `target` carrying its CA bundle.
+  static Result<std::unique_ptr<WebhookWiring>> start(
+      std::shared_ptr<kube::DynamicClient> client, const std::string& ns,
+      std::filesystem::path cert_dir, WebhookTlsNames names, WebhookConfigTarget target,
+      const std::string& controller_name, WebhookCallers callers);
   WebhookWiring(const WebhookWiring&) = delete;
   WebhookWiring& operator=(const WebhookWiring&) = delete;
   ~WebhookWiring() { stop(); }
 
-  // The serving pair for the webhook's server.
-  http::TlsFiles files() const { return tls_->files(); }
+  // The serving pair and the caller check, for the webhook's server.
+  const WebhookTlsStore& tls() const { return *tls_; }
   void stop();
 
  private:

@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "agent/roles/run.hpp"
+#include "agent/roles/webhook_callers_flag.hpp"
 #include "shared/util/duration.hpp"
 #include "shared/util/strings.hpp"
 
@@ -18,6 +19,7 @@ ManagerCommand::ManagerCommand(CLI::App& command) {
   command.add_option("--webhook-cert-dir", offload.webhook_cert_dir,
                      "Where the webhook's serving certificate is written (default: a directory "
                      "under the temporary directory)");
+  agent::add_webhook_callers_flag(command, offload.webhook_callers);
   if (const char* pod_ip = std::getenv("POD_IP")) offload.kubelet_advertise_address = pod_ip;
   command
       .add_option("--kubelet-bind-address", offload.kubelet_bind_address,

@@ -183,7 +183,8 @@ void add_pod_webhook(kube::ControllerManager& manager, const OffloadOptions& opt
       manager.informer(fedapi::ref_in(fedapi::kNamespaceOffloading, "", ""));
   auto& tls = manager.own(std::make_unique<webhook::WebhookTlsStore>(
       manager.client(), std::string(fedapi::kNamespace),
-      cert_dir_or_temp(options.webhook_cert_dir, "kubectl-fed-webhook-")));
+      cert_dir_or_temp(options.webhook_cert_dir, "kubectl-fed-webhook-"),
+      webhook::WebhookTlsNames{}, options.webhook_callers));
   auto offloaded_namespaces = [&offloadings] {
     std::set<std::string> offloaded;
     for (const auto& o : offloadings.store().list()) {
@@ -223,7 +224,7 @@ void add_pod_webhook(kube::ControllerManager& manager, const OffloadOptions& opt
                       "the NamespaceOffloading cache did not sync: the pod webhook cannot serve");
         }
         controller.queue().add(webhook::WebhookConfigReconciler::request());
-        FED_ASSIGN_OR_RETURN(server, PodWebhook::start(address, tls.files(), offloadings));
+        FED_ASSIGN_OR_RETURN(server, PodWebhook::start(address, tls, offloadings));
         return ok();
       },
       [&server] {

@@ -24,6 +24,7 @@ struct OffloadOptions {
   // Where its serving certificate and key are written (empty: a directory of this process
   // under the system's temporary directory).
   std::string webhook_cert_dir;
+  webhook::WebhookCallers webhook_callers = webhook::WebhookCallers::Any;  // --webhook-caller-auth
   // The virtual nodes' kubelet API (kubectl logs): where it listens, the address the virtual
   // nodes publish for it (empty: not served), and where its certificates are written (empty: a
   // directory of this process under the system's temporary directory).

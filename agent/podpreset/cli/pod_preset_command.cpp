@@ -3,6 +3,7 @@
 #include <cstdlib>
 
 #include "agent/podpreset/pod_preset_runner.hpp"
+#include "agent/roles/webhook_callers_flag.hpp"
 
 namespace fed::podpreset {
 
@@ -13,12 +14,14 @@ PodPresetCommand::PodPresetCommand(CLI::App& command)
   command_->add_option("--webhook-cert-dir", cert_dir,
                        "Where its serving certificate is written (default: a directory under "
                        "the temporary directory)");
+  agent::add_webhook_callers_flag(*command_, callers);
 }
 
 std::unique_ptr<agent::RoleRunner> PodPresetCommand::runner() const {
   PodPresetOptions options;
   options.bind_address = bind_address;
   options.cert_dir = cert_dir;
+  options.callers = callers;
   if (const char* ns = std::getenv("POD_NAMESPACE"); ns != nullptr && *ns != '\0') {
     options.namespace_name = ns;
   }

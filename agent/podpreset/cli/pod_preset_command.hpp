@@ -9,6 +9,7 @@
 #include "agent/roles/role_command.hpp"
 
 #include "agent/roles/role_runner.hpp"
+#include "shared/webhook/webhook_tls_store.hpp"
 
 namespace fed::podpreset {
 
@@ -27,6 +28,7 @@ class PodPresetCommand final : public agent::RoleCommand {
  private:
   CLI::App* command_;
   std::string bind_address, cert_dir;
+  webhook::WebhookCallers callers = webhook::WebhookCallers::Any;
 };
 
 }  // namespace fed::podpreset

@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 
+#include "agent/roles/webhook_callers_flag.hpp"
 #include "agent/tenancy/tenancy_runner.hpp"
 #include "shared/net/net_types.hpp"
 
@@ -18,6 +19,7 @@ TenancyCommand::TenancyCommand(CLI::App& command)
   command_->add_option("--webhook-cert-dir", cert_dir,
                        "Where its serving certificate is written (default: a directory under "
                        "the temporary directory)");
+  agent::add_webhook_callers_flag(*command_, callers);
   command_
       ->add_option("--namespace-quota", namespace_quota,
                    "Replica namespaces each consumer may hold here; 0: no cap")
@@ -39,6 +41,7 @@ Result<std::unique_ptr<agent::RoleRunner>> TenancyCommand::runner() const {
   TenancyOptions options;
   options.bind_address = bind_address;
   options.cert_dir = cert_dir;
+  options.callers = callers;
   if (const char* ns = std::getenv("POD_NAMESPACE"); ns != nullptr && *ns != '\0') {
     options.namespace_name = ns;
   }

@@ -11,6 +11,7 @@
 
 #include "agent/roles/role_runner.hpp"
 #include "shared/result/result.hpp"
+#include "shared/webhook/webhook_tls_store.hpp"
 
 namespace fed::tenancy {
 
@@ -31,6 +32,7 @@ class TenancyCommand final : public agent::RoleCommand {
   CLI::App* command_;
   std::string bind_address, cert_dir, quota, default_request, local_pod_cidr;
   int namespace_quota = 20;
+  webhook::WebhookCallers callers = webhook::WebhookCallers::Any;
 };
 
 }  // namespace fed::tenancy

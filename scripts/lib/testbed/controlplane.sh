@@ -38,6 +38,36 @@ rules:
 POLICY
 }
 
+# write_admission_config DIR: the API server's admission configuration, which gives the webhooks
+# of kubectl-fed-system its front-proxy client certificate, as a cluster administrator does to
+# let `--webhook-caller-auth` webhooks tell its calls from anyone else's (docs/SECURITY.md,
+# "Webhook callers"). Webhooks elsewhere get no certificate, as with no configuration.
+write_admission_config() {
+  local d=$1 p="$1/pki" plugin
+  cat >"$d/webhook-client.kubeconfig" <<KCFG
+apiVersion: v1
+kind: Config
+users:
+- name: "*.kubectl-fed-system.svc"
+  user:
+    client-certificate-data: $(base64 -w0 <"$p/front-proxy-client.crt")
+    client-key-data: $(base64 -w0 <"$p/front-proxy-client.key")
+KCFG
+  chmod 600 "$d/webhook-client.kubeconfig"
+  {
+    echo "apiVersion: apiserver.config.k8s.io/v1"
+    echo "kind: AdmissionConfiguration"
+    echo "plugins:"
+    for plugin in ValidatingAdmissionWebhook MutatingAdmissionWebhook; do
+      echo "- name: $plugin"
+      echo "  configuration:"
+      echo "    apiVersion: apiserver.config.k8s.io/v1"
+      echo "    kind: WebhookAdmissionConfiguration"
+      echo "    kubeConfigFile: $d/webhook-client.kubeconfig"
+    done
+  } >"$d/admission.yaml"
+}
+
 start_control_plane() {
   local c=$1 d p ns
   d=$(cdir "$c"); p="$d/pki"; ns=$(ns_cp "$c")
@@ -45,6 +75,7 @@ start_control_plane() {
   mkdir -p "$d/logs" "$d/etcd"
   chmod 700 "$d/etcd"
   write_audit_policy "$d/audit-policy.yaml"
+  write_admission_config "$d"
   start_etcd "c$c" "$ns" "$d" 4294967296
   # It advertises its WAN address, as a cloud's API server advertises its public or VPC-wide
   # one: the `kubernetes` EndpointSlice then names an address other clusters' pods reach
@@ -60,6 +91,11 @@ start_control_plane() {
     --service-account-issuer https://kubernetes.default.svc \
     --service-account-key-file "$p/sa.pub" --service-account-signing-key-file "$p/sa.key" \
     --authorization-mode Node,RBAC --enable-admission-plugins NodeRestriction \
+    --admission-control-config-file "$d/admission.yaml" \
+    --requestheader-client-ca-file "$p/front-proxy-ca.crt" --requestheader-allowed-names front-proxy-client \
+    --requestheader-username-headers X-Remote-User --requestheader-group-headers X-Remote-Group \
+    --requestheader-extra-headers-prefix X-Remote-Extra- \
+    --proxy-client-cert-file "$p/front-proxy-client.crt" --proxy-client-key-file "$p/front-proxy-client.key" \
     --kubelet-preferred-address-types InternalIP --enable-aggregator-routing=true \
     --allow-privileged=true --profiling=false --event-ttl 1h --v 1 \
     --audit-policy-file "$d/audit-policy.yaml" --audit-log-path "$d/logs/audit.log" \

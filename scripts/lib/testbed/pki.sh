@@ -71,6 +71,10 @@ cluster_pki() {
   issue_cert "$d" controller-manager ca "/CN=system:kube-controller-manager"
   issue_cert "$d" scheduler ca "/CN=system:kube-scheduler"
   issue_cert "$d" kube-proxy ca "/CN=system:kube-proxy"
+  # The front-proxy pair, as kubeadm makes it: the API server presents it to aggregated API
+  # servers and, through its admission configuration, to webhooks (write_admission_config).
+  issue_ca "$d" front-proxy-ca "fedtb-c$c-front-proxy-ca"
+  issue_cert "$d" front-proxy-client front-proxy-ca "/CN=front-proxy-client"
   if [ ! -f "$d/sa.key" ]; then
     openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -out "$d/sa.key" 2>/dev/null
     openssl pkey -in "$d/sa.key" -pubout -out "$d/sa.pub" 2>/dev/null

@@ -6,12 +6,21 @@
 # credentials: health answers its probes and serves no /metrics, /metrics refuses a caller
 # without a token (401) and one whose user may not read it (403) and serves a ServiceAccount
 # bound to kubectl-fed:metrics-reader, as a cluster's Prometheus would be; the virtual kubelet
-# refuses a TLS client without a certificate. The webhook port is listed and must be TLS-only:
-# what it still accepts is the open gap the document names.
+# refuses a TLS client without a certificate. The webhook port is listed and must be TLS-only.
+# Then `init --webhook-caller-auth` (the testbed's API servers present their front-proxy
+# certificate to kubectl-fed-system's webhooks, as an administrator sets it up): the pod webhook
+# refuses a caller without a certificate, with one of another CA, and one of the front-proxy CA
+# whose name is not allowed; the API server's own call still mutates a pod of an offloaded
+# namespace; init without the flag turns it off again.
 source "$(dirname "$0")/../lib.sh"
+FED=${KUBECTL_FED:-${FED_BINARY_DIR:?}/plugin/kubectl-fed}
 work=$(mktemp -d)
 cleanup() {
   local rc=$?
+  # c1 as the demo left it, whatever happened.
+  [ -f "$work/caller-auth-on" ] && "$FED" init --context c1 >/dev/null 2>&1 || true
+  "$FED" unoffload namespace e2e-callers --context c1 >/dev/null 2>&1 || true
+  k c1 delete namespace e2e-callers --ignore-not-found --wait=false >/dev/null 2>&1 || true
   k c1 delete clusterrolebinding e2e-listeners-prometheus --ignore-not-found >/dev/null 2>&1 || true
   k c1 -n default delete sa e2e-prometheus e2e-nobody --ignore-not-found >/dev/null 2>&1 || true
   rm -rf "$work"
@@ -72,4 +81,76 @@ for p in $pids; do
   done
 done
 [ "$sockets" -ge 4 ] && pass "$sockets listening sockets checked" || fail "only $sockets listening sockets found"
+
+# --- Webhook callers (docs/SECURITY.md, "Webhook callers") ---
+export KUBECONFIG=$("$TESTBED" kubeconfig c1)
+pki=${FED_TESTBED_DIR:-/var/lib/fedtb}/c1/pki
+# rolled_out: the managers' rollout done and the old pods gone (their processes with them).
+rolled_out() {
+  k c1 -n kubectl-fed-system rollout status deployment fed-manager --timeout 3m >/dev/null
+  local want; want=$(k c1 -n kubectl-fed-system get deployment fed-manager -o jsonpath='{.spec.replicas}')
+  local deadline=$((SECONDS + 120))
+  until [ "$(k c1 -n kubectl-fed-system get pods -l app.kubernetes.io/name=fed-manager --no-headers | wc -l)" = "$want" ]; do
+    [ $SECONDS -lt $deadline ] || fail "the old manager pods were not gone within 120s"
+    sleep 1
+  done
+}
+touch "$work/caller-auth-on"
+"$FED" init --context c1 --webhook-caller-auth >/dev/null
+rolled_out
+managers=$(k c1 -n kubectl-fed-system get pods -l app.kubernetes.io/name=fed-manager -o json |
+  jq -r '.items[] | select(.metadata.deletionTimestamp == null) | .spec.containers[0].args | index("--webhook-caller-auth") != null' | sort -u)
+expect_eq "init --webhook-caller-auth: every manager pod runs with the flag" "$managers" true
+# A caller of the front-proxy CA with a name requestheader-allowed-names does not list, and a
+# client certificate of the cluster's own CA (an admin's), for the refusals below.
+openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$work/intruder.key" 2>/dev/null
+openssl req -new -key "$work/intruder.key" -subj /CN=intruder -out "$work/intruder.csr" 2>/dev/null
+printf 'extendedKeyUsage=clientAuth\n' >"$work/intruder.ext"
+openssl x509 -req -in "$work/intruder.csr" -CA "$pki/front-proxy-ca.crt" -CAkey "$pki/front-proxy-ca.key" \
+  -CAcreateserial -CAserial "$work/ca.srl" -days 1 -extfile "$work/intruder.ext" -out "$work/intruder.crt" 2>/dev/null
+review='{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"e2e","kind":{"group":"","version":"v1","kind":"Pod"},"resource":{"group":"","version":"v1","resource":"pods"},"namespace":"e2e-callers","operation":"CREATE","object":{"apiVersion":"v1","kind":"Pod","metadata":{"name":"x","namespace":"e2e-callers"},"spec":{"containers":[{"name":"c","image":"i"}]}}}}'
+# The webhook runs on the leading manager only (row 3).
+leader_pid() {
+  local pod
+  pod=$(k c1 -n kubectl-fed-system get pods -l kubectl-fed.io/manager-leader=true -o jsonpath='{.items[0].metadata.name}')
+  [ -n "$pod" ] && fed_agent_pid manager "pod=$pod"
+}
+url=https://127.0.0.1:9443/mutate-pods
+eventually 90 "a manager leads again after the rollout" leader_pid
+p=$(leader_pid)
+eventually 60 "the leading manager (pid $p) serves the pod webhook, its caller CA loaded" in_netns "$p" \
+  curl -sfk -o /dev/null --max-time 5 --cert "$pki/front-proxy-client.crt" --key "$pki/front-proxy-client.key" "$url" -d "$review"
+expect_eq "manager (pid $p): the pod webhook refuses a caller without a certificate" \
+  "$(code "$p" -H 'Content-Type: application/json' -d "$review" "$url")" 000
+expect_eq "manager (pid $p): ... and one with a certificate of the cluster's CA (an admin's)" \
+  "$(code "$p" --cert "$pki/admin.crt" --key "$pki/admin.key" -H 'Content-Type: application/json' -d "$review" "$url")" 000
+expect_eq "manager (pid $p): ... and one of the front-proxy CA whose name is not allowed: 403" \
+  "$(code "$p" --cert "$work/intruder.crt" --key "$work/intruder.key" -H 'Content-Type: application/json' -d "$review" "$url")" 403
+expect_eq "manager (pid $p): the front-proxy client certificate is answered" \
+  "$(code "$p" --cert "$pki/front-proxy-client.crt" --key "$pki/front-proxy-client.key" -H 'Content-Type: application/json' -d "$review" "$url")" 200
+# The API server's own call: a pod of a namespace offloaded with strategy Local (the demo left
+# no member), created as a server dry run, comes back with the webhook's affinity away from
+# virtual nodes (failurePolicy Fail: were the call refused, the create would fail). Retried
+# while the webhook configuration takes the namespace in.
+k c1 create namespace e2e-callers >/dev/null
+"$FED" offload namespace e2e-callers --context c1 --pod-offloading-strategy Local >/dev/null 2>&1
+mutated() {
+  k c1 -n e2e-callers run e2e-caller --image fed.local/busybox:1 --restart Never --dry-run=server -o json \
+    >"$work/dry-run.json" 2>"$work/dry-run.err" &&
+    jq -e '.spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[].matchExpressions[] |
+      select(.key == "kubectl-fed.io/type" and .operator == "NotIn")' "$work/dry-run.json" >/dev/null
+}
+deadline=$((SECONDS + 60))
+until mutated; do
+  [ $SECONDS -lt $deadline ] || fail "a pod of e2e-callers is not mutated through the authenticated webhook call: $(cat "$work/dry-run.err")"
+  sleep 1
+done
+pass "the API server's call, with its front-proxy certificate, is answered: the pod is mutated"
+"$FED" init --context c1 >/dev/null
+rolled_out
+rm -f "$work/caller-auth-on"
+eventually 90 "a manager leads again after the second rollout" leader_pid
+p=$(leader_pid)
+eventually 60 "init without --webhook-caller-auth turns it off again: a caller without a certificate is answered" \
+  in_netns "$p" curl -sfk -o /dev/null --max-time 5 https://127.0.0.1:9443/mutate-pods -d "$review"
 finish

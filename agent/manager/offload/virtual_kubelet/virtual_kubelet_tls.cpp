@@ -7,6 +7,7 @@
 #include <spdlog/spdlog.h>
 
 #include "agent/manager/offload/virtual_kubelet/kubelet_serving_csr.hpp"
+#include "shared/kube/apiserver_authentication.hpp"
 #include "shared/pki/certificates.hpp"
 #include "shared/util/base64.hpp"
 #include "shared/util/read_file.hpp"
@@ -19,8 +20,6 @@ using nlohmann::json;
 
 const kube::ResourceRef kCsrs{
     {"certificates.k8s.io", "v1", "certificatesigningrequests"}, "", "", ""};
-const kube::ResourceRef kAuthenticationConfig{
-    {"", "v1", "configmaps"}, "kube-system", "extension-apiserver-authentication", ""};
 
 }  // namespace
 
@@ -52,14 +51,8 @@ Status VirtualKubeletTls::sync(std::chrono::system_clock::time_point now) {
 }
 
 Status VirtualKubeletTls::sync_client_ca() {
-  auto config = host_->get(kAuthenticationConfig);
-  if (!config) {
-    return config.error().to_error().with_context(
-        "reading the API server's client CA (ConfigMap "
-        "kube-system/extension-apiserver-authentication)");
-  }
-  const std::string ca =
-      (*config).value("data", json::object()).value("client-ca-file", std::string());
+  FED_ASSIGN_OR_RETURN(auto authentication, kube::read_apiserver_authentication(*host_));
+  const std::string& ca = authentication.client_ca;
   if (ca.empty()) {
     return fail(ErrorCode::Unavailable,
                 "kube-system/extension-apiserver-authentication has no client-ca-file: the API "

@@ -5,6 +5,7 @@
 #include "agent/manager/offload/webhook/pod_admission.hpp"
 #include "shared/fedapi/json_fields.hpp"
 #include "shared/fedapi/offloading.hpp"
+#include "shared/util/json_text.hpp"
 
 namespace fed::offload {
 namespace {
@@ -25,10 +26,8 @@ std::optional<fedapi::NamespaceOffloadingSpec> offloading_of(kube::Informer& off
 http::Response review(const http::Request& request, kube::Informer& offloadings) {
   json body = json::parse(request.body, nullptr, false);
   if (body.is_discarded()) return http::Response::text(400, "body is not JSON\n");
-  std::string ns;
-  if (body.contains("request") && body["request"].is_object()) {
-    ns = body["request"].value("namespace", "");
-  }
+  // Read without json's throwing value(): the body is whatever the caller sent.
+  const std::string ns(util::string_field(util::field(body, "request"), "namespace"));
   auto answered = review_pod(body, offloading_of(offloadings, ns));
   if (!answered) return http::Response::text(400, answered.error().message() + "\n");
   return http::Response::json(200, answered->dump());
@@ -37,17 +36,18 @@ http::Response review(const http::Request& request, kube::Informer& offloadings)
 }  // namespace
 
 Result<std::unique_ptr<PodWebhook>> PodWebhook::start(const std::string& bind_address,
-                                                      http::TlsFiles tls,
+                                                      const webhook::WebhookTlsStore& tls,
                                                       kube::Informer& offloadings) {
   http::ServerOptions options;
   options.bind_address = bind_address;
-  options.tls = std::move(tls);
+  options.tls = tls.files();
   options.name = "webhook";
   FED_ASSIGN_OR_RETURN(auto server, http::Server::create(std::move(options)));
-  server->handle(
-      std::string(kWebhookPath),
-      [&offloadings](const http::Request& request) { return review(request, offloadings); },
-      {"POST"});
+  server->handle(std::string(kWebhookPath),
+                 tls.admitting([&offloadings](const http::Request& request) {
+                   return review(request, offloadings);
+                 }),
+                 {"POST"});
   FED_TRY(server->start());
   spdlog::info("pod webhook: serving {} on https://{}", kWebhookPath, server->local_address());
   return std::unique_ptr<PodWebhook>(new PodWebhook(std::move(server)));

@@ -11,6 +11,7 @@
 
 #include "shared/http/server.hpp"
 #include "shared/kube/informer.hpp"
+#include "shared/webhook/webhook_tls_store.hpp"
 
 namespace fed::offload {
 
@@ -19,9 +20,11 @@ inline constexpr std::string_view kDefaultWebhookBindAddress = "0.0.0.0:9443";
 
 class PodWebhook final {
  public:
-  // Listens on `bind_address` with the pair in `tls`; answers from `offloadings`.
+  // Listens on `bind_address` with the pair in `tls`, answering the callers it admits from
+  // `offloadings`.
   static Result<std::unique_ptr<PodWebhook>> start(const std::string& bind_address,
-                                                   http::TlsFiles tls, kube::Informer& offloadings);
+                                                   const webhook::WebhookTlsStore& tls,
+                                                   kube::Informer& offloadings);
   void stop();
   const std::string& local_address() const { return server_->local_address(); }
 

@@ -6,6 +6,8 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -73,7 +75,7 @@ TEST_CASE("no role grants `*` and nothing binds cluster-admin") {
     }
     CHECK(o["metadata"]["labels"][std::string(kPartOfLabel)] == "kubectl-fed");
   }
-  CHECK(roles == 18);  // a new role must pass the checks above; count them here
+  CHECK(roles == 20);  // a new role must pass the checks above; count them here
 }
 
 TEST_CASE("the ClusterRoles grant exactly what docs/JOIN.md lists") {
@@ -256,6 +258,31 @@ TEST_CASE("--wireguard reaches the node agents' flags; auto adds none; others ar
   REQUIRE_FALSE(bad);
   CHECK(bad.error().message().find("--wireguard must be auto") == 0);
   CHECK(bad.error().message().find("\"boringtun\"") != std::string::npos);
+}
+
+TEST_CASE("--webhook-caller-auth reaches every role that serves a webhook, and no other") {
+  auto has_flag = [](const json& deployment) {
+    const json& args = deployment["spec"]["template"]["spec"]["containers"][0]["args"];
+    return std::find(args.begin(), args.end(), json("--webhook-caller-auth")) != args.end();
+  };
+  RenderOptions on;
+  on.webhook_caller_auth = true;
+  auto host = render_host(kHost, on);
+  auto member = render_member(kMember, on);
+  auto preset = render_feature("podpreset", on);
+  REQUIRE((host && member && preset));
+  CHECK(has_flag(find(*host, "Deployment", "fed-manager")));
+  CHECK(has_flag(find(*member, "Deployment", "fed-tenancy")));
+  CHECK(has_flag(find(*preset, "Deployment", "fed-podpreset")));
+  for (const auto& objects : {*host, *member}) {
+    const json& args = find(objects, "DaemonSet",
+                            "fed-agent")["spec"]["template"]["spec"]["containers"][0]["args"];
+    CHECK(args == json::array({"node"}));
+  }
+  // Off by default: a managed cluster's API server presents no certificate to webhooks.
+  CHECK_FALSE(has_flag(find(*render_host(kHost, RenderOptions{}), "Deployment", "fed-manager")));
+  CHECK_FALSE(
+      has_flag(find(*render_member(kMember, RenderOptions{}), "Deployment", "fed-tenancy")));
 }
 
 TEST_CASE(
