@@ -25,6 +25,12 @@ on_exit() {
       # Without the filesystem-stats errors the testbed's kubelets log every 10 s.
       [ -f "$f" ] && { echo "--- $f"; grep -v 'eviction_manager\|cri_stats_provider' "$f" | tail -n 8; }
     done
+    # The managers' own account (a restart's reason is in its previous container's log).
+    for pod in $(k c1 --request-timeout=10s -n kubectl-fed-system get pods -l app.kubernetes.io/name=fed-manager -o name 2>/dev/null); do
+      echo "--- c1: $pod (previous container, then this one)"
+      k c1 --request-timeout=10s -n kubectl-fed-system logs "$pod" --previous --tail 12 2>&1 | cut -c1-300 || true
+      k c1 --request-timeout=10s -n kubectl-fed-system logs "$pod" --tail 12 2>&1 | cut -c1-300 || true
+    done
     for c in c1 c2 c3; do
       echo "--- $c: kubectl-fed-system"
       k "$c" --request-timeout=10s -n kubectl-fed-system get pods -o wide 2>&1 | tail -n 8 || true

@@ -133,7 +133,7 @@ TEST_CASE("one leader at a time; a crashed leader is replaced after its lease; f
   Candidate* second = leader_of(all);
   MESSAGE("takeover after a crash: "
           << std::chrono::duration_cast<std::chrono::milliseconds>(took_over - crashed).count()
-          << " ms (lease 600 ms)");
+          << " ms (lease " << ElectionTimings{}.lease_duration.count() << " ms)");
   CHECK_FALSE(first->elector->leading());
   CHECK(first->stopped == 0);  // a crash calls nothing back
   REQUIRE(second->elector->observed());
