@@ -20,6 +20,7 @@
 #include "agent/path_probe/cli/path_probe_command.hpp"
 #include "agent/podpreset/cli/pod_preset_command.hpp"
 #include "agent/roles/options.hpp"
+#include "agent/roles/process_image.hpp"
 #include "agent/roles/role_command.hpp"
 #include "agent/roles/run.hpp"
 #include "agent/tenancy/cli/tenancy_command.hpp"
@@ -176,6 +177,7 @@ int run(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  fed::agent::remember_command_line(argc, argv);
   try {
     return run(argc, argv);
   } catch (const std::exception& e) {

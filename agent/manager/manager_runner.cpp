@@ -13,6 +13,7 @@
 #include "agent/manager/membership/membership_controllers.hpp"
 #include "agent/manager/membership/tunnel_addresses.hpp"
 #include "agent/roles/api_config.hpp"
+#include "agent/roles/process_image.hpp"
 #include "shared/fedapi/cluster_info.hpp"
 #include "shared/fedapi/group.hpp"
 #include "shared/fedapi/names.hpp"
@@ -24,14 +25,17 @@ namespace {
 // The holder's name in the record and in fed-leader: the host cluster's id, then $POD_NAME
 // (else the machine's name) and the process id — "c1/fed-manager-7c9f-x2_1": the other hosts
 // tell from it where the leader runs, and a restarted container is another candidate than the
-// one it replaces.
+// one it replaces. A process that replaced its image after a lost leadership keeps its pid, so
+// its incarnation follows (".1").
 std::string manager_identity(const std::string& configured, const std::string& host_id) {
   if (!configured.empty()) return configured;
   const char* pod = std::getenv("POD_NAME");
   char host[256] = {};
   if (pod == nullptr || *pod == '\0') ::gethostname(host, sizeof host - 1);
+  const int incarnation = agent::process_incarnation();
   return host_id + "/" + std::string(pod != nullptr && *pod != '\0' ? pod : host) + "_" +
-         std::to_string(::getpid());
+         std::to_string(::getpid()) +
+         (incarnation == 0 ? std::string() : "." + std::to_string(incarnation));
 }
 
 }  // namespace
@@ -205,9 +209,9 @@ Status ManagerRunner::start_election(const std::string& identity) {
           },
           [] {
             spdlog::critical(
-                "manager: leadership lost: exiting now, so that no write of a deposed leader "
-                "lands (the pod restarts as a standby)");
-            std::_Exit(1);
+                "manager: leadership lost: replacing this process now, so that no write of a "
+                "deposed leader lands (it starts again as a standby, in the same container)");
+            agent::replace_process_image();
           },
           [this](const std::optional<ha::LeaderRecord>& leader) {
             leader_metrics_->observed(leader);

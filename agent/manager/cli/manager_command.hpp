@@ -25,7 +25,7 @@ class ManagerCommand final : public agent::RoleCommand {
 
   ManagerOptions options_;
   std::string election_endpoints_;
-  std::string lease_duration_ = "1500ms", renew_deadline_ = "1200ms", renew_period_ = "100ms",
+  std::string lease_duration_ = "600ms", renew_deadline_ = "450ms", renew_period_ = "100ms",
               retry_period_ = "50ms";
 };
 

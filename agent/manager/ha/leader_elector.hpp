@@ -32,12 +32,8 @@
 namespace fed::ha {
 
 struct ElectionTimings {
-  // The deadline outlasts one election of the federation etcd (a 500 ms election timeout,
-  // then a vote) and a commit stalled for a second on a loaded disk: with 450 ms both cost the
-  // leadership, and a deposed manager's restart (its pod's back-off) cost more than the
-  // failover saved (docs/HA.md "Timings").
-  std::chrono::milliseconds lease_duration{1500};
-  std::chrono::milliseconds renew_deadline{1200};
+  std::chrono::milliseconds lease_duration{600};
+  std::chrono::milliseconds renew_deadline{450};
   std::chrono::milliseconds renew_period{100};
   std::chrono::milliseconds retry_period{50};
 

@@ -23,8 +23,8 @@ namespace fed::hosts {
 inline constexpr std::string_view kEtcdMemberFinalizer = "kubectl-fed.io/etcd-member";
 
 // Where the etcd leader is, is left to etcd. Moving it to the leading manager's host (so that
-// losing a follower host never costs an etcd election, which outlasted the manager's renew
-// deadline while that was 450 ms) was tried: the transfer itself stalled the renewals past that
+// losing a follower host never costs an etcd election, which outlasts the manager's 450 ms
+// renew deadline) was tried: the transfer itself stalled the manager's renewals past that
 // deadline, each move costing a manager failover (docs/HA.md). It is moved only away from a
 // member about to be removed, whose own step-down would stall them longer.
 class HostReconciler final : public kube::Reconciler {

@@ -54,7 +54,7 @@ manager_ha() {
   epoch=$(leader_data epoch)
 
   # The active manager's process alone, SIGKILLed: no resignation, the standby waits out the
-  # lease (1.5 s) and takes over.
+  # lease (600 ms) and takes over.
   pid=$(fed_agent_pid manager "pod=$leader") || fail "$mode: no process of $leader on this machine"
   kill -9 "$pid"
   eventually 30 "$mode: the standby $standby took over after the leader's SIGKILL" one_leader_published "$standby"
@@ -77,4 +77,18 @@ manager_ha() {
     "c1 leader healthy 2/2 $standby"
   expect_eq "$mode: status: the leader is $standby's process, epoch $((epoch + 1))" \
     "$(jq -r '"\(.leader.holder | split("_")[0]) \(.leader.epoch)"' "$work/hosts.out")" "c1/$standby $((epoch + 1))"
+
+  # Frozen, not killed (SIGSTOP for 2 s): the leader misses its renew deadline, the other
+  # replica takes over, and the thawed process replaces its own image — same pid, no container
+  # restart (no restart back-off) — and stands by.
+  local restarts
+  pid=$(fed_agent_pid manager "pod=$standby") || fail "$mode: no process of $standby on this machine"
+  restarts=$(k c1 -n kubectl-fed-system get pod "$standby" -o jsonpath='{.status.containerStatuses[0].restartCount}')
+  kill -STOP "$pid"
+  sleep 2
+  kill -CONT "$pid"
+  eventually 30 "$mode: $leader took over from the frozen leader $standby" one_leader_published "$leader"
+  eventually 60 "$mode: thawed, $standby replaced its image (pid $pid, incarnation 1) without a container restart and stands by, Ready" bash -c \
+    "tr '\\0' '\\n' </proc/$pid/environ | grep -qx FED_AGENT_INCARNATION=1 &&
+     [ \"\$(kubectl --kubeconfig $("$TESTBED" kubeconfig c1) -n kubectl-fed-system get pod $standby -o jsonpath='{.status.containerStatuses[0].restartCount}/{.status.containerStatuses[0].ready}/{.metadata.labels.kubectl-fed\\.io/manager-leader}')\" = '$restarts/true/' ]"
 }

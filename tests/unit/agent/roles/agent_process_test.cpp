@@ -201,9 +201,9 @@ TEST_CASE("fed-agent manager: bad leader-election flags exit 2 naming the flag")
   {
     Child agent({FED_AGENT_BINARY, "manager", endpoints, "https://127.0.0.1:2379",
                  "--leader-elect-etcd-cafile", "/ca", "--leader-elect-etcd-certfile", "/c",
-                 "--leader-elect-etcd-keyfile", "/k", "--leader-elect-renew-deadline", "1400ms"});
+                 "--leader-elect-etcd-keyfile", "/k", "--leader-elect-renew-deadline", "690ms"});
     CHECK(agent.wait_exit(5s) == 2);
-    CHECK(agent.output().find("renew deadline (1400 ms)") != std::string::npos);
+    CHECK(agent.output().find("renew deadline (690 ms)") != std::string::npos);
   }
 }
 

@@ -64,12 +64,12 @@ TEST_CASE("a released record has no holder and keeps its epoch for the next term
 TEST_CASE("timings keep a renewal inside the deadline and a margin below the lease") {
   CHECK(ElectionTimings{}.validate());
   ElectionTimings t;
-  t.renew_deadline = 1400ms;  // within 10 % of the 1500 ms lease: two leaders could overlap
+  t.renew_deadline = 560ms;  // within 10 % of the 600 ms lease: two leaders could overlap
   auto bad = t.validate();
   REQUIRE_FALSE(bad);
-  CHECK(bad.error().message().find("renew deadline (1400 ms)") != std::string::npos);
+  CHECK(bad.error().message().find("renew deadline (560 ms)") != std::string::npos);
   t = {};
-  t.renew_period = 1200ms;
+  t.renew_period = 450ms;
   CHECK_FALSE(t.validate());
   t = {};
   t.retry_period = 0ms;
