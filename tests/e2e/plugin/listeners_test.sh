@@ -11,7 +11,8 @@
 # certificate to kubectl-fed-system's webhooks, as an administrator sets it up): the pod webhook
 # refuses a caller without a certificate, with one of another CA, and one of the front-proxy CA
 # whose name is not allowed; the API server's own call still mutates a pod of an offloaded
-# namespace; init without the flag turns it off again.
+# namespace; init without the flag turns it off again. Then the members' webhooks with the flag
+# (member_webhook_callers_checks.sh).
 source "$(dirname "$0")/../lib.sh"
 FED=${KUBECTL_FED:-${FED_BINARY_DIR:?}/plugin/kubectl-fed}
 work=$(mktemp -d)
@@ -19,6 +20,7 @@ cleanup() {
   local rc=$?
   # c1 as the demo left it, whatever happened.
   [ -f "$work/caller-auth-on" ] && "$FED" init --context c1 >/dev/null 2>&1 || true
+  [ -f "$work/member-callers" ] && member_webhook_callers_undo
   "$FED" unoffload namespace e2e-callers --context c1 >/dev/null 2>&1 || true
   k c1 delete namespace e2e-callers --ignore-not-found --wait=false >/dev/null 2>&1 || true
   k c1 delete clusterrolebinding e2e-listeners-prometheus --ignore-not-found >/dev/null 2>&1 || true
@@ -27,6 +29,8 @@ cleanup() {
   [ "$rc" = 0 ] || failure_summary
 }
 trap cleanup EXIT
+# shellcheck source=member_webhook_callers_checks.sh
+. "$(dirname "${BASH_SOURCE[0]}")/member_webhook_callers_checks.sh"
 
 role_of() { tr '\0' ' ' <"/proc/$1/cmdline" | awk '{print $2}'; }
 # "ADDRESS:PORT" of each TCP socket process $1 listens on, seen from its network namespace.
@@ -103,11 +107,7 @@ managers=$(k c1 -n kubectl-fed-system get pods -l app.kubernetes.io/name=fed-man
 expect_eq "init --webhook-caller-auth: every manager pod runs with the flag" "$managers" true
 # A caller of the front-proxy CA with a name requestheader-allowed-names does not list, and a
 # client certificate of the cluster's own CA (an admin's), for the refusals below.
-openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$work/intruder.key" 2>/dev/null
-openssl req -new -key "$work/intruder.key" -subj /CN=intruder -out "$work/intruder.csr" 2>/dev/null
-printf 'extendedKeyUsage=clientAuth\n' >"$work/intruder.ext"
-openssl x509 -req -in "$work/intruder.csr" -CA "$pki/front-proxy-ca.crt" -CAkey "$pki/front-proxy-ca.key" \
-  -CAcreateserial -CAserial "$work/ca.srl" -days 1 -extfile "$work/intruder.ext" -out "$work/intruder.crt" 2>/dev/null
+intruder_cert c1
 review='{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"e2e","kind":{"group":"","version":"v1","kind":"Pod"},"resource":{"group":"","version":"v1","resource":"pods"},"namespace":"e2e-callers","operation":"CREATE","object":{"apiVersion":"v1","kind":"Pod","metadata":{"name":"x","namespace":"e2e-callers"},"spec":{"containers":[{"name":"c","image":"i"}]}}}}'
 # The webhook runs on the leading manager only (row 3).
 leader_pid() {
@@ -125,7 +125,7 @@ expect_eq "manager (pid $p): the pod webhook refuses a caller without a certific
 expect_eq "manager (pid $p): ... and one with a certificate of the cluster's CA (an admin's)" \
   "$(code "$p" --cert "$pki/admin.crt" --key "$pki/admin.key" -H 'Content-Type: application/json' -d "$review" "$url")" 000
 expect_eq "manager (pid $p): ... and one of the front-proxy CA whose name is not allowed: 403" \
-  "$(code "$p" --cert "$work/intruder.crt" --key "$work/intruder.key" -H 'Content-Type: application/json' -d "$review" "$url")" 403
+  "$(code "$p" --cert "$work/intruder-c1.crt" --key "$work/intruder-c1.key" -H 'Content-Type: application/json' -d "$review" "$url")" 403
 expect_eq "manager (pid $p): the front-proxy client certificate is answered" \
   "$(code "$p" --cert "$pki/front-proxy-client.crt" --key "$pki/front-proxy-client.key" -H 'Content-Type: application/json' -d "$review" "$url")" 200
 # The API server's own call: a pod of a namespace offloaded with strategy Local (the demo left
@@ -153,4 +153,5 @@ eventually 90 "a manager leads again after the second rollout" leader_pid
 p=$(leader_pid)
 eventually 60 "init without --webhook-caller-auth turns it off again: a caller without a certificate is answered" \
   in_netns "$p" curl -sfk -o /dev/null --max-time 5 https://127.0.0.1:9443/mutate-pods -d "$review"
+member_webhook_callers
 finish
