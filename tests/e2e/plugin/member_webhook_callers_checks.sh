@@ -8,6 +8,9 @@
 # of an offloaded namespace is created on c2, and a pod there gets its preset's env. Undone by
 # listeners_test.sh's cleanup (member_webhook_callers_undo).
 
+# fed ARGS...: kubectl-fed with the contexts of c1 and c2 (listeners_test.sh exports c1's alone).
+fed() { KUBECONFIG="$("$TESTBED" kubeconfig c1):$("$TESTBED" kubeconfig c2)" "$FED" "$@"; }
+
 # intruder_cert CLUSTER: a client certificate of CLUSTER's front-proxy CA named "intruder",
 # which its requestheader-allowed-names does not list: $work/intruder-CLUSTER.{crt,key}.
 intruder_cert() {
@@ -43,7 +46,7 @@ only_pod_has_flag() {
 member_webhook_callers() {
   touch "$work/member-callers"
   intruder_cert c2
-  "$FED" join c2 --context c1 --member-context c2 --webhook-caller-auth --wait --timeout 3m \
+  fed join c2 --context c1 --member-context c2 --webhook-caller-auth --wait --timeout 3m \
     >/dev/null 2>"$work/join.err" || fail "join c2 --webhook-caller-auth: $(cat "$work/join.err")"
   pass "join c2 --webhook-caller-auth --wait"
   eventually 120 "c2's tenancy role runs one pod, with --webhook-caller-auth" only_pod_has_flag c2 fed-tenancy
@@ -52,12 +55,12 @@ member_webhook_callers() {
   # The API server's call: the replica of a namespace offloaded to c2 is created there by the
   # federation's identity, which the tenancy webhook validates.
   k c1 create namespace e2e-tenancy >/dev/null
-  "$FED" offload namespace e2e-tenancy --context c1 --pod-offloading-strategy Remote --wait --timeout 2m \
+  fed offload namespace e2e-tenancy --context c1 --pod-offloading-strategy Remote --wait --timeout 2m \
     >/dev/null 2>"$work/offload.err" || fail "offload e2e-tenancy to c2: $(cat "$work/offload.err")"
   expect_eq "c2's API server called the tenancy webhook with its certificate: the replica e2e-tenancy-c1 exists" \
     "$(k c2 get namespace e2e-tenancy-c1 -o name)" namespace/e2e-tenancy-c1
 
-  "$FED" reconfigure --context c1 --clusters all --set podPreset=true --webhook-caller-auth \
+  fed reconfigure --context c1 --clusters all --set podPreset=true --webhook-caller-auth \
     >/dev/null 2>"$work/preset.err" || fail "reconfigure podPreset=true --webhook-caller-auth: $(cat "$work/preset.err")"
   eventually 120 "c2's PodPreset role runs one pod, with --webhook-caller-auth" only_pod_has_flag c2 fed-podpreset
   local pod_review='{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"e2e","kind":{"group":"","version":"v1","kind":"Pod"},"resource":{"group":"","version":"v1","resource":"pods"},"namespace":"default","operation":"CREATE","object":{"apiVersion":"v1","kind":"Pod","metadata":{"name":"x","namespace":"default"},"spec":{"containers":[{"name":"c","image":"i"}]}}}}'
@@ -84,8 +87,8 @@ YAML
 # member_webhook_callers_undo: the testbed as the demo left it (c2 not a member, no preset).
 member_webhook_callers_undo() {
   k c2 -n default delete podpreset e2e-callers --ignore-not-found >/dev/null 2>&1 || true
-  "$FED" reconfigure --context c1 --clusters all --set podPreset=false >/dev/null 2>&1 || true
-  "$FED" unoffload namespace e2e-tenancy --context c1 --wait >/dev/null 2>&1 || true
+  fed reconfigure --context c1 --clusters all --set podPreset=false >/dev/null 2>&1 || true
+  fed unoffload namespace e2e-tenancy --context c1 --wait >/dev/null 2>&1 || true
   k c1 delete namespace e2e-tenancy --ignore-not-found --wait=false >/dev/null 2>&1 || true
-  "$FED" unjoin c2 --context c1 --member-context c2 >/dev/null 2>&1 || true
+  fed unjoin c2 --context c1 --member-context c2 >/dev/null 2>&1 || true
 }
