@@ -48,7 +48,7 @@ manager_ha() {
   eventually 30 "$mode: fed-leader names the labelled leader and the webhook Service reaches it alone" \
     published_leader
   leader=$(leader_pods)
-  pass "$mode: the leader is $leader (host $(leader_data host), epoch $(leader_data epoch))"
+  echo "# $mode: the leader is $leader (host $(leader_data host), epoch $(leader_data epoch))"
   standby=$(k c1 -n kubectl-fed-system get pods -l app.kubernetes.io/name=fed-manager -o jsonpath='{.items[*].metadata.name}' | tr ' ' '\n' | grep -vx "$leader")
   expect_eq "$mode: fed-leader's host is c1" "$(leader_data host)" c1
   epoch=$(leader_data epoch)
