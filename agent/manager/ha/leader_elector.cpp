@@ -78,32 +78,109 @@ std::optional<etcd::Compare> LeaderElector::fence() const {
   return holds(key_, *mine_);
 }
 
-void LeaderElector::see(const std::optional<LeaderRecord>& record, std::int64_t mod_revision) {
-  bool changed = false;
-  {
-    std::lock_guard lock(mu_);
-    if (mod_revision != observed_revision_) {
-      observed_revision_ = mod_revision;
-      observed_since_ = Clock::now();
-    }
-    const auto term = [](const std::optional<LeaderRecord>& r) {
-      return r ? std::make_pair(r->holder, r->epoch)
-               : std::make_pair(std::string(), std::int64_t{0});
-    };
-    changed = term(record) != term(observed_);
-    observed_ = record;
-    if (record) saw_leader_ = true;
+void LeaderElector::record_sighting(const std::optional<LeaderRecord>& record,
+                                    std::int64_t mod_revision, Clock::time_point at) {
+  if (mod_revision > 0 && observed_revision_ > 0 && mod_revision < observed_revision_) return;
+  if (mod_revision != observed_revision_) {
+    observed_revision_ = mod_revision;
+    observed_since_ = at;
   }
-  if (changed && callbacks_.new_leader) callbacks_.new_leader(record);
+  observed_ = record;
+  if (record) saw_leader_ = true;
 }
 
-void LeaderElector::note_read(bool ok) {
+void LeaderElector::see(const std::optional<LeaderRecord>& record, std::int64_t mod_revision) {
+  {
+    std::lock_guard lock(mu_);
+    record_sighting(record, mod_revision, Clock::now());
+  }
+  announce();
+}
+
+void LeaderElector::announce() {
+  std::optional<LeaderRecord> record;
+  {
+    std::lock_guard lock(mu_);
+    const auto term = observed_ ? std::make_pair(observed_->holder, observed_->epoch)
+                                : std::make_pair(std::string(), std::int64_t{0});
+    if (announced_ == term) return;
+    announced_ = term;
+    record = observed_;
+  }
+  if (callbacks_.new_leader) callbacks_.new_leader(record);
+}
+
+LeaderElector::Clock::time_point LeaderElector::last_sighting() const {
+  std::lock_guard lock(mu_);
+  return observed_since_;
+}
+
+bool LeaderElector::lease_watched() const {
+  std::lock_guard lock(mu_);
+  return watch_live_ && observed_ && observed_revision_ > 0 &&
+         Clock::now() - observed_since_ < timings_.lease_duration;
+}
+
+void LeaderElector::watch_key(std::stop_token stop) {
+  bool from_now = false;
+  while (!stop.stop_requested() && !abandoned_) {
+    etcd::WatchRequest request;
+    request.key = key_;
+    {
+      std::lock_guard lock(mu_);
+      // From the revision after the last one seen, so that no renewal in between is missed;
+      // after a compaction, from now (a read covers the gap when the lease looks run out).
+      if (!from_now && observed_revision_ > 0) request.start_revision = observed_revision_ + 1;
+    }
+    auto ended = client_.watch(
+        request,
+        [&](const etcd::WatchResponse& response) {
+          std::lock_guard lock(mu_);
+          if (response.canceled) {
+            from_now = response.compact_revision > 0;
+            return false;
+          }
+          if (response.created) {
+            watch_live_ = true;
+            from_now = false;
+          }
+          const auto at = Clock::now();
+          for (const auto& event : response.events) {
+            std::optional<LeaderRecord> record;
+            if (event.type == etcd::WatchEvent::Type::Put) {
+              // Unreadable or released: no renewal to wait out, the next tick reads the key.
+              if (auto decoded = decode_leader_record(event.kv.value, key_);
+                  decoded && !decoded->released()) {
+                record = *decoded;
+              }
+            }
+            record_sighting(
+                record, event.type == etcd::WatchEvent::Type::Put ? event.kv.mod_revision : 0, at);
+            // Released or gone: the candidate reads and takes it now, not at its next tick.
+            if (!record) {
+              wake_now_ = true;
+              wake_.notify_all();
+            }
+          }
+          return !stop.stop_requested();
+        },
+        stop);
+    {
+      std::lock_guard lock(mu_);
+      watch_live_ = false;
+    }
+    if (!ended) spdlog::debug("leader election: watching {}: {}", key_, ended.error().message());
+    sleep_until(Clock::now() + timings_.retry_period, stop);
+  }
+}
+
+void LeaderElector::note_read(bool ok, std::optional<Clock::time_point> answered) {
   std::optional<bool> report;
   {
     std::lock_guard lock(mu_);
     const auto now = Clock::now();
     if (ok) {
-      last_read_ok_ = now;
+      last_read_ok_ = answered.value_or(now);
       if (unreachable_) report = true;
       unreachable_ = false;
     } else if (!unreachable_ && now - last_read_ok_ >= timings_.lease_duration) {
@@ -136,12 +213,15 @@ bool LeaderElector::try_acquire() {
   }
   const bool released = current && current->released();
   see(released ? std::nullopt : current, revision);
+  Clock::time_point moved;  // the last move of the key before this takeover
   {
     std::lock_guard lock(mu_);
     // Absent or released (a resignation): nobody holds it, taken at once.
     if (revision != 0 && !released && Clock::now() - observed_since_ < timings_.lease_duration) {
       return false;
     }
+    // Kept now: the watch may see this takeover's own write before the transaction returns.
+    moved = observed_since_;
   }
   const LeaderRecord next = next_term(current, identity_, std::chrono::system_clock::now());
   etcd::TxnRequest txn;
@@ -161,10 +241,8 @@ bool LeaderElector::try_acquire() {
     std::lock_guard lock(mu_);
     mine_ = next;
     renewed_at_ = attempt;
-    // observed_since_ still marks the last move of the key before this transaction.
     if (saw_leader_) {
-      takeover_wait_ =
-          std::chrono::duration_cast<std::chrono::nanoseconds>(acquired - observed_since_);
+      takeover_wait_ = std::chrono::duration_cast<std::chrono::nanoseconds>(acquired - moved);
     }
   }
   see(next, result->header.revision);
@@ -267,12 +345,18 @@ void LeaderElector::lose() {
 
 void LeaderElector::run(std::stop_token stop) {
   bool is_leader = false;
+  watcher_ = std::jthread([this](std::stop_token done) { watch_key(done); });
   while (!stop.stop_requested()) {
     if (abandoned_) return;
     const auto next = Clock::now() + (is_leader ? timings_.renew_period : timings_.retry_period);
     if (!is_leader) {
-      if (try_acquire()) {
+      if (lease_watched()) {
+        // A renewal seen within the lease: etcd answered then, and the leader is alive.
+        note_read(true, last_sighting());
+        announce();
+      } else if (try_acquire()) {
         is_leader = true;
+        watcher_.request_stop();  // a leader learns the record from its own renewals
         LeaderRecord record;
         {
           std::lock_guard lock(mu_);
@@ -303,8 +387,11 @@ void LeaderElector::run(std::stop_token stop) {
       lose();
       return;
     }
-    sleep_until(next, stop);
+    std::unique_lock lock(mu_);
+    wake_.wait_until(lock, stop, next, [this] { return wake_now_; });
+    wake_now_ = false;
   }
+  watcher_.request_stop();
   if (is_leader) {
     stopping_ = true;
     resign();
