@@ -36,7 +36,7 @@ published_leader() {
 manager_ha() {
   local mode=$1
   eventually 120 "$mode: the federation etcd member runs on c1's gateway node" bash -c \
-    "[ \"\$(kubectl --kubeconfig $("$TESTBED" kubeconfig c1) -n kubectl-fed-system get pods -l app.kubernetes.io/name=fed-etcd -o jsonpath='{.items[0].spec.nodeName} {.items[0].status.containerStatuses[0].ready}')\" = 'node1 true' ]"
+    "kubectl --kubeconfig $("$TESTBED" kubeconfig c1) -n kubectl-fed-system get pods -l app.kubernetes.io/name=fed-etcd -o jsonpath='{range .items[*]}{.spec.nodeName} {.status.containerStatuses[0].ready}{\"\\n\"}{end}' | grep -qx 'node1 true'"
   k c1 -n kubectl-fed-system rollout status deploy/fed-manager --timeout=120s >/dev/null
   expect_eq "$mode: both manager replicas are Ready (the standby too)" \
     "$(k c1 -n kubectl-fed-system get deploy fed-manager -o jsonpath='{.status.readyReplicas}/{.spec.replicas}')" 2/2

@@ -148,7 +148,7 @@ expect_eq "c1's ServiceCIDR from the kubernetes ServiceCIDR" "$(fedcm c1 service
 expect_eq "c1's gateway node" "$(k c1 get nodes -l kubectl-fed.io/gateway=true -o name)" node/node1
 expect_eq "fed-manager's image" "$(jp c1 -n kubectl-fed-system deploy fed-manager '{.spec.template.spec.containers[0].image}')" fed.local/fed-agent:dev
 eventually 120 "the federation etcd member (etcd's image, mTLS) is Ready on c1's gateway node" bash -c \
-  "[ \"\$(kubectl --kubeconfig $("$TESTBED" kubeconfig c1) -n kubectl-fed-system get pods -l app.kubernetes.io/name=fed-etcd -o jsonpath='{.items[0].spec.nodeName} {.items[0].status.containerStatuses[0].ready}')\" = 'node1 true' ]"
+  "kubectl --kubeconfig $("$TESTBED" kubeconfig c1) -n kubectl-fed-system get pods -l app.kubernetes.io/name=fed-etcd -o jsonpath='{range .items[*]}{.spec.nodeName} {.status.containerStatuses[0].ready}{\"\\n\"}{end}' | grep -qx 'node1 true'"
 expect_eq "fed-agent is privileged" "$(jp c1 -n kubectl-fed-system ds fed-agent '{.spec.template.spec.containers[0].securityContext.privileged}')" true
 expect_eq "objects applied by the field manager kubectl-fed" \
   "$(jp c1 clusterrole kubectl-fed:agent '{.metadata.managedFields[0].manager}')" kubectl-fed
