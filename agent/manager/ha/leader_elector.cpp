@@ -214,6 +214,7 @@ bool LeaderElector::try_acquire() {
   const bool released = current && current->released();
   see(released ? std::nullopt : current, revision);
   Clock::time_point moved;  // the last move of the key before this takeover
+  bool followed = false;    // a leader was seen before it
   {
     std::lock_guard lock(mu_);
     // Absent or released (a resignation): nobody holds it, taken at once.
@@ -222,6 +223,7 @@ bool LeaderElector::try_acquire() {
     }
     // Kept now: the watch may see this takeover's own write before the transaction returns.
     moved = observed_since_;
+    followed = saw_leader_;
   }
   const LeaderRecord next = next_term(current, identity_, std::chrono::system_clock::now());
   etcd::TxnRequest txn;
@@ -241,7 +243,7 @@ bool LeaderElector::try_acquire() {
     std::lock_guard lock(mu_);
     mine_ = next;
     renewed_at_ = attempt;
-    if (saw_leader_) {
+    if (followed) {
       takeover_wait_ = std::chrono::duration_cast<std::chrono::nanoseconds>(acquired - moved);
     }
   }
