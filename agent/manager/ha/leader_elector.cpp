@@ -101,6 +101,10 @@ void LeaderElector::announce() {
   std::optional<LeaderRecord> record;
   {
     std::lock_guard lock(mu_);
+    // A record released or gone is normally taken within milliseconds: "no leader" is said only
+    // once that lasts a lease. Said at once, it raced the new leader's own publication (a
+    // standby's "None" written after it, left standing), and the watch sees every resignation.
+    if (!observed_ && Clock::now() - observed_since_ < timings_.lease_duration) return;
     const auto term = observed_ ? std::make_pair(observed_->holder, observed_->epoch)
                                 : std::make_pair(std::string(), std::int64_t{0});
     if (announced_ == term) return;
@@ -108,11 +112,6 @@ void LeaderElector::announce() {
     record = observed_;
   }
   if (callbacks_.new_leader) callbacks_.new_leader(record);
-}
-
-LeaderElector::Clock::time_point LeaderElector::last_sighting() const {
-  std::lock_guard lock(mu_);
-  return observed_since_;
 }
 
 bool LeaderElector::lease_watched() const {
@@ -174,13 +173,13 @@ void LeaderElector::watch_key(std::stop_token stop) {
   }
 }
 
-void LeaderElector::note_read(bool ok, std::optional<Clock::time_point> answered) {
+void LeaderElector::note_read(bool ok) {
   std::optional<bool> report;
   {
     std::lock_guard lock(mu_);
     const auto now = Clock::now();
     if (ok) {
-      last_read_ok_ = answered.value_or(now);
+      last_read_ok_ = now;
       if (unreachable_) report = true;
       unreachable_ = false;
     } else if (!unreachable_ && now - last_read_ok_ >= timings_.lease_duration) {
@@ -353,8 +352,8 @@ void LeaderElector::run(std::stop_token stop) {
     const auto next = Clock::now() + (is_leader ? timings_.renew_period : timings_.retry_period);
     if (!is_leader) {
       if (lease_watched()) {
-        // A renewal seen within the lease: etcd answered then, and the leader is alive.
-        note_read(true, last_sighting());
+        // A renewal seen within the lease: etcd answers, and the leader is alive.
+        note_read(true);
         announce();
       } else if (try_acquire()) {
         is_leader = true;

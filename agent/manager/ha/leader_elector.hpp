@@ -54,7 +54,8 @@ struct LeaderCallbacks {
   // thread the moment leading() turns false — even while the elector's thread is stuck in a
   // call to etcd — or by the elector's thread when a renewal finds the record taken.
   std::function<void()> stopped_leading;
-  // Whenever the record seen changes holder or epoch, including to none.
+  // Whenever the record seen changes holder or epoch, including to none (once none has lasted
+  // a lease: a resignation is taken over within milliseconds).
   std::function<void(const std::optional<LeaderRecord>&)> new_leader;
   // A candidate's reads of the record have failed for lease_duration (false: its member has no
   // quorum, or is gone), and the first read that succeeds after that (true). Observation only:
@@ -119,13 +120,11 @@ class LeaderElector final {
                        Clock::time_point at);
   void see(const std::optional<LeaderRecord>& record, std::int64_t mod_revision);
   // Calls new_leader if the holder or epoch seen differs from the last one announced; from the
-  // elector's thread only, whichever thread saw it.
+  // elector's thread only, whichever thread saw it; no leader only once that lasts a lease.
   void announce();
-  // Tracks whether the candidate's reads succeed (`answered`: when, if not now; a watch
-  // event counts as a read); calls etcd_reachable on a change.
-  void note_read(bool ok, std::optional<Clock::time_point> answered = std::nullopt);
-  // When the key was last seen to move.
-  Clock::time_point last_sighting() const;
+  // Tracks whether the candidate's reads succeed (a renewal watched within the lease counts
+  // as one); calls etcd_reachable on a change.
+  void note_read(bool ok);
 
   etcd::EtcdClient& client_;
   const std::string key_, identity_;

@@ -14,12 +14,14 @@ std::string host_of_identity(const std::string& identity) {
 }
 
 std::optional<LeaderAnnouncement> observed_announcement(const std::optional<LeaderRecord>& observed,
-                                                        const std::string& own_host) {
+                                                        const std::string& own_host,
+                                                        bool published_none) {
   if (!observed) return LeaderAnnouncement{"None", "", 0, "", std::nullopt, false};
   const std::string host = host_of_identity(observed->holder);
-  if (host == own_host) return std::nullopt;
+  const bool leads_here = host == own_host;
+  if (leads_here && !published_none) return std::nullopt;
   return LeaderAnnouncement{observed->holder,      host,         observed->epoch,
-                            observed->acquired_at, std::nullopt, false};
+                            observed->acquired_at, std::nullopt, leads_here};
 }
 
 ObservedLeaderPublisher::ObservedLeaderPublisher(std::shared_ptr<kube::DynamicClient> client,
@@ -55,7 +57,7 @@ void ObservedLeaderPublisher::run(std::stop_token stop) {
       observed = *pending_;
       pending_.reset();
     }
-    const auto announcement = observed_announcement(observed, own_host_);
+    const auto announcement = observed_announcement(observed, own_host_, said_none_);
     if (!announcement) continue;
     if (announcement->holder == "None" && never_published()) {
       // Right after `init` (or `host add`) the federation etcd may not answer yet: saying "no
@@ -63,7 +65,9 @@ void ObservedLeaderPublisher::run(std::stop_token stop) {
       // policy lets through until a leader was published.
       continue;
     }
-    if (auto applied = apply_leader(*client_, *announcement); !applied) {
+    if (auto applied = apply_leader(*client_, *announcement); applied) {
+      said_none_ = announcement->holder == "None";
+    } else {
       // The next change publishes again; a stale fed-leader on a follower misleads nobody
       // about safety (status says it is what this host observed).
       spdlog::warn("manager: publishing the observed leader: {}", applied.error().message());

@@ -22,9 +22,12 @@ namespace fed::ha {
 std::string host_of_identity(const std::string& identity);
 
 // What a non-leading manager on `own_host` publishes for `observed` (none: nobody leads);
-// nullopt when the leader is on `own_host` (it publishes itself). Pure.
+// nullopt when the leader is on `own_host` (it publishes itself) — unless this manager's last
+// write said "None" (`published_none`), which may have landed after the leader's own: then the
+// leader again, role leader. Pure.
 std::optional<LeaderAnnouncement> observed_announcement(const std::optional<LeaderRecord>& observed,
-                                                        const std::string& own_host);
+                                                        const std::string& own_host,
+                                                        bool published_none = false);
 
 class ObservedLeaderPublisher final {
  public:
@@ -46,6 +49,7 @@ class ObservedLeaderPublisher final {
   std::mutex mu_;
   std::condition_variable_any wake_;
   std::optional<std::optional<LeaderRecord>> pending_;
+  bool said_none_ = false;  // the last fed-leader this wrote said "None" (worker thread only)
   std::jthread worker_;
 };
 

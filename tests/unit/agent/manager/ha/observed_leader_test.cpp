@@ -1,6 +1,6 @@
 // What a manager that does not lead publishes on its host: the leader it observes, with the
 // leader's host from its identity, "None" when nobody leads, nothing when the leader is on its
-// own host (that one publishes itself).
+// own host (that one publishes itself) unless its own "None" may stand over the leader's.
 
 #include <doctest/doctest.h>
 
@@ -25,6 +25,12 @@ TEST_CASE("the observed leader as a follower host publishes it") {
   CHECK(leader_configmap(*on_c2)["data"]["role"] == "follower");
 
   CHECK_FALSE(observed_announcement(record, "c1"));  // the leader's host: it publishes itself
+  // ... unless this manager's "None" may have landed after the leader's own ConfigMap.
+  auto restored = observed_announcement(record, "c1", true);
+  REQUIRE(restored);
+  CHECK(leader_configmap(*restored)["data"]["holder"] == "c1/fed-manager-7c9f-x2_1");
+  CHECK(leader_configmap(*restored)["data"]["role"] == "leader");
+  CHECK(leader_configmap(*restored)["data"]["epoch"] == "4");
 
   auto none = observed_announcement(std::nullopt, "c2");
   REQUIRE(none);
