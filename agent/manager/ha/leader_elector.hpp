@@ -58,7 +58,8 @@ struct LeaderCallbacks {
   // a lease: a resignation is taken over within milliseconds).
   std::function<void(const std::optional<LeaderRecord>&)> new_leader;
   // A candidate's reads of the record have failed for lease_duration (false: its member has no
-  // quorum, or is gone), and the first read that succeeds after that (true). Observation only:
+  // quorum, or is gone; it reads once its watch has shown no renewal for a lease), and the
+  // first read or watched renewal that succeeds after that (true). Observation only:
   // the election itself does not depend on it.
   std::function<void(bool reachable)> etcd_reachable = {};
 };
