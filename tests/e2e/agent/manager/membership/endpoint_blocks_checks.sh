@@ -165,12 +165,13 @@ crash_in_backlog() {
   eventually 180 "crash: all 1499 EndpointMappings are Ready after the restart" all_ready 1499
   # On a failure, each address given twice: the mappings whose status says it, and the
   # endpoint the IpamBlocks hold there (what the restarted manager believed).
-  local twice
-  twice=$(k c1 get endpointmappings -o json | jq -r --argjson held "$(block_entries)" \
+  local mappings twice
+  mappings=$(k c1 get endpointmappings -o json)
+  twice=$(jq -r --argjson held "$(block_entries)" \
     '($held | map({(.[1]): .[0]}) | add // {}) as $at | [.items[] | {a: .status.address, m: "\(.metadata.name)=\(.spec.endpoint)"}]
-     | group_by(.a) | map(select(length > 1) | "\(.[0].a): \(map(.m) | join(" ")), blocks: \($at[.[0].a] // "none")") | join("; ")')
+     | group_by(.a) | map(select(length > 1) | "\(.[0].a): \(map(.m) | join(" ")), blocks: \($at[.[0].a] // "none")") | join("; ")' <<<"$mappings")
   expect_eq "crash: 1499 distinct addresses" \
-    "$(k c1 get endpointmappings -o json | jq '[.items[].status.address] | unique | length')${twice:+ (twice: $twice)}" 1499
+    "$(jq '[.items[].status.address] | unique | length' <<<"$mappings")${twice:+ (twice: $twice)}" 1499
   expect_eq "crash: the IpamBlocks hold each endpoint once" "$(shape blocks | cut -d' ' -f3) $(block_entries | jq '[.[][1]] | unique | length')" "1499 1499"
   eventually 30 "crash: the NatMappings hold exactly the IPAM's entries" nat_matches_ipam
 
