@@ -77,7 +77,6 @@ class JsonBuilder final : public YAML::EventHandler {
     // token: the same start twice means it would loop forever.
     if (last_start_ && last_start_->pos == mark.pos) throw Refused{mark, "unexpected token"};
     last_start_ = mark;
-    values_ = 0;
     root_.reset();
   }
   void OnDocumentEnd() override { documents.push_back(root_ ? std::move(*root_) : json(nullptr)); }
@@ -120,7 +119,7 @@ class JsonBuilder final : public YAML::EventHandler {
     values_ += n;
     if (values_ > kYamlMaxValues) {
       throw Refused{mark,
-                    "the document expands to more than " + std::to_string(kYamlMaxValues) +
+                    "the text expands to more than " + std::to_string(kYamlMaxValues) +
                         " values (aliases repeating aliases?)",
                     false};
     }
@@ -172,7 +171,7 @@ class JsonBuilder final : public YAML::EventHandler {
   std::optional<json> root_;
   std::map<YAML::anchor_t, std::pair<json, std::size_t>> anchors_;
   std::optional<YAML::Mark> last_start_;
-  std::size_t values_ = 0;
+  std::size_t values_ = 0;  // over every document so far
 };
 
 Error invalid(std::string_view source, const YAML::Mark& mark, const std::string& why,
