@@ -139,27 +139,34 @@ Status EndpointMappingReconciler::release(const std::string& name) {
 
 Result<kube::Requeue> EndpointMappingReconciler::sweep() {
   if (!mappings_.has_synced()) return kube::Requeue{1s};
-  std::set<Target> wanted;
-  for (const auto& em : mappings_.store().list()) wanted.insert({peer_of(*em), endpoint_of(*em)});
+  ClusterIpam& ipam = *host_.ipam;
+  // Decided and unmapped under the IPAM's lock, from what is live and held at that moment: the
+  // workers keep mapping EndpointMappings created since the informer's list, each held
+  // (hold()) under this lock before it is mapped. A list read before taking the lock missed
+  // those, and released addresses their objects had just been given.
+  std::unique_lock lock(ipam.mutex());
   std::vector<Target> orphans;
   {
-    std::lock_guard lock(host_.ipam->mutex());
-    auto& ipam = host_.ipam->ipam();
-    for (const auto& [peer, cluster] : ipam.snapshot(false).clusters) {
-      auto set = ipam.nat_mapping(peer);
+    std::lock_guard live(live_mu_);
+    for (const auto& [peer, cluster] : ipam.ipam().snapshot(false).clusters) {
+      auto set = ipam.ipam().nat_mapping(peer);
       if (!set) continue;
       for (const auto& [seen, endpoint] : set->mappings) {
-        if (!wanted.contains({peer, endpoint.str()})) orphans.push_back({peer, endpoint.str()});
+        const Target target{peer, endpoint.str()};
+        if (!live_.contains(target) && !holders_.contains(target)) orphans.push_back(target);
       }
     }
   }
-  if (!orphans.empty()) {
-    spdlog::info(
-        "endpoint mappings: {} held in the IPAM by EndpointMappings deleted while no "
-        "manager ran; releasing them",
-        orphans.size());
-  }
-  for (const auto& [peer, endpoint] : orphans) FED_TRY(unmap(peer, endpoint));
+  if (orphans.empty()) return kube::Requeue{};
+  spdlog::info(
+      "endpoint mappings: {} held in the IPAM by EndpointMappings deleted while no "
+      "manager ran; releasing them",
+      orphans.size());
+  for (const auto& [peer, endpoint] : orphans) FED_TRY(unmap_locked(peer, endpoint));
+  const auto change = ipam.ticket();
+  lock.unlock();
+  FED_TRY(ipam.save(change));
+  FED_TRY(nat_commit_.commit());
   return kube::Requeue{};
 }
 
@@ -195,18 +202,26 @@ Result<kube::Requeue> EndpointMappingReconciler::map(const json& em) {
   return kube::Requeue{};
 }
 
-Status EndpointMappingReconciler::unmap(const std::string& peer, const std::string& endpoint) {
+Result<bool> EndpointMappingReconciler::unmap_locked(const std::string& peer,
+                                                     const std::string& endpoint) {
   ClusterIpam& ipam = *host_.ipam;
-  std::unique_lock lock(ipam.mutex());
   auto unmapped = ipam.ipam().unmap_endpoint_ip(peer, endpoint);
   // A peer that left took its mappings with it (membership removes the cluster from the IPAM).
   if (!unmapped) {
-    if (unmapped.error().code() == ErrorCode::NotFound) return ok();
+    if (unmapped.error().code() == ErrorCode::NotFound) return false;
     return unmapped.error();
   }
   // Nothing changed: an earlier pass that stored the IPAM and failed before the NatMapping was
   // written left the block marked, and a restart checks every block (startup_requests).
   if (unmapped->external_ip) dirty_.insert({peer, ipam.block_of(*unmapped->external_ip)});
+  return true;
+}
+
+Status EndpointMappingReconciler::unmap(const std::string& peer, const std::string& endpoint) {
+  ClusterIpam& ipam = *host_.ipam;
+  std::unique_lock lock(ipam.mutex());
+  FED_ASSIGN_OR_RETURN(bool changed, unmap_locked(peer, endpoint));
+  if (!changed) return ok();
   const auto change = ipam.ticket();
   lock.unlock();
   FED_TRY(ipam.save(change));

@@ -55,6 +55,8 @@ class EndpointMappingReconciler final : public kube::Reconciler {
   Result<kube::Requeue> map(const nlohmann::json& object);
   // Drops `peer`'s reference to `endpoint` from the IPAM and stores that.
   Status unmap(const std::string& peer, const std::string& endpoint);
+  // The same in the IPAM only, its mutex held: false when the peer is gone (nothing to store).
+  Result<bool> unmap_locked(const std::string& peer, const std::string& endpoint);
   // Records that EndpointMapping `name` holds `target` (the IPAM's mutex held).
   void hold(const std::string& name, const std::pair<std::string, std::string>& target);
   // The EndpointMapping `name` is gone: unmaps what it held unless another one holds it too,
@@ -63,7 +65,8 @@ class EndpointMappingReconciler final : public kube::Reconciler {
   // Counts `object`'s target among the live EndpointMappings (delta +1 or -1); one being
   // deleted counts no more.
   void count_live(const nlohmann::json& object, int delta);
-  // Unmaps what the IPAM holds for no EndpointMapping (deleted while no manager ran).
+  // Unmaps what the IPAM holds for no live or held EndpointMapping (deleted while no manager
+  // ran).
   Result<kube::Requeue> sweep();
   // Whether the stored NatMapping of (peer, block) differs from the IPAM; marks it if so.
   Result<bool> mark_if_stale(const std::string& peer, const net::Cidr& block);

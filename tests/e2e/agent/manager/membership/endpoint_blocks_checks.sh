@@ -159,19 +159,26 @@ crash_in_backlog() {
   eventually 60 "crash: the backlog is being mapped" bash -c \
     "[ \"\$(kubectl --kubeconfig $("$TESTBED" kubeconfig c1) get ipamblocks -o json | jq '[.items[].spec.endpointMappings // {} | length] | add')\" -ge 700 ]"
   kill -9 "$manager_pid"; wait "$manager_pid" 2>/dev/null || true
+  local restarted_at
+  restarted_at=$(wc -l <"$work/manager.log")
   start_manager
   wait "$creator"
   # 499 before (one deleted by legacy_migration) and the 1000.
   eventually 180 "crash: all 1499 EndpointMappings are Ready after the restart" all_ready 1499
-  # On a failure, each address given twice: the mappings whose status says it, and the
-  # endpoint the IpamBlocks hold there (what the restarted manager believed).
+  # On a failure, each address given twice: the mappings whose status says it, each with the
+  # address the IpamBlocks hold for its endpoint (what the restarted manager believed).
   local mappings twice
   mappings=$(k c1 get endpointmappings -o json)
   twice=$(jq -r --argjson held "$(block_entries)" \
-    '($held | map({(.[1]): .[0]}) | add // {}) as $at | [.items[] | {a: .status.address, m: "\(.metadata.name)=\(.spec.endpoint)"}]
-     | group_by(.a) | map(select(length > 1) | "\(.[0].a): \(map(.m) | join(" ")), blocks: \($at[.[0].a] // "none")") | join("; ")' <<<"$mappings")
+    '($held | map({(.[0]): .[1]}) | add // {}) as $at
+     | [.items[] | {a: .status.address, m: "\(.metadata.name)=\(.spec.endpoint) (blocks: \($at[.spec.endpoint] // "none"))"}]
+     | group_by(.a) | map(select(length > 1) | "\(.[0].a): \(map(.m) | join(" "))") | join("; ")' <<<"$mappings")
   expect_eq "crash: 1499 distinct addresses" \
     "$(jq '[.items[].status.address] | unique | length' <<<"$mappings")${twice:+ (twice: $twice)}" 1499
+  # Nothing was deleted around the crash: the restarted manager's sweep (what EndpointMappings
+  # deleted while no manager ran held) must release nothing, even while mappings keep arriving.
+  expect_eq "crash: the restarted manager released nothing as deleted" \
+    "$(tail -n +"$((restarted_at + 1))" "$work/manager.log" | grep -c 'deleted while no manager ran' || true)" 0
   expect_eq "crash: the IpamBlocks hold each endpoint once" "$(shape blocks | cut -d' ' -f3) $(block_entries | jq '[.[][1]] | unique | length')" "1499 1499"
   eventually 30 "crash: the NatMappings hold exactly the IPAM's entries" nat_matches_ipam
 
