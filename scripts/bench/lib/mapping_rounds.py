@@ -8,10 +8,11 @@ the rule (the NatMapping's status.appliedTime) ends the round. No client of the 
 between the events and their times, so nothing is missed or stamped late under load.
 
 usage: mapping_rounds.py ROUNDS AUDIT_LOG...
-ROUNDS: one line per round, "CREATE_US SHARD LIVE_US": the time just before `kubectl create`,
-the NatMapping that holds the mapping's entry and its appliedTime.
+ROUNDS: one line per round, "CREATE_US SHARD APPLIED_TIME": the time just before `kubectl create`
+(microseconds), the NatMapping that holds the mapping's entry and its status.appliedTime.
 Prints p50/p99 of each figure, and one line per round missing from the log.
 """
+import bisect
 import json
 import sys
 from datetime import datetime
@@ -47,8 +48,8 @@ def audit_writes(paths):
 
 def first(writes, after, resource, name=None):
     """(received, done) of the first write of RESOURCE (NAME) received at or after AFTER."""
-    for received, done, res, n in writes:
-        if received >= after and res == resource and (name is None or n == name):
+    for received, done, res, n in writes[bisect.bisect_left(writes, (after,)):]:
+        if res == resource and (name is None or n == name):
             return received, done
     return None, None
 
@@ -63,8 +64,8 @@ def main():
     rounds = [line.split() for line in open(sys.argv[1], encoding="utf-8") if line.strip()]
     writes = audit_writes(sys.argv[2:])
     figures = {k: [] for k in ("server", "client", "ipam", "manager", "agent", "ipam_api", "nat_api")}
-    for create_us, shard, live_us in rounds:
-        create_us, live_us = int(create_us), int(live_us)
+    for create_us, shard, applied in rounds:
+        create_us, live_us = int(create_us), micros(applied)
         figures["client"].append(live_us - create_us)
         # The manager's writes may reach the API server before it has logged the create's
         # answer, so they are looked for from the create's arrival on.
