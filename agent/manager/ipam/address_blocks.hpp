@@ -14,8 +14,11 @@
 
 namespace fed::fabric::ipam {
 
-// 256 addresses: an IpamBlock of about 20 kB and a NatMapping of about 10 kB when full.
-inline constexpr std::uint8_t kDefaultBlockLength = 24;
+// 64 addresses: an IpamBlock of about 5 kB and a NatMapping of about 2.5 kB when full. Each
+// mapping rewrites its block's two objects, and the API server's write costs with their size:
+// 4-5 ms up to 60 entries, 9-10 ms at 250 (docs/BENCHMARKS.md), so /24 blocks made a mapping
+// 15-20 ms slower once its block was nearly full; /26 keeps every write near the floor.
+inline constexpr std::uint8_t kDefaultBlockLength = 26;
 
 // The prefix length blocks get when `wanted` is asked for within `external_cidr`: never shorter
 // than the ExternalCIDR itself (a smaller ExternalCIDR is one block).

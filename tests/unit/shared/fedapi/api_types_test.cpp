@@ -77,13 +77,13 @@ TEST_CASE("the IpamState sample decodes to the whole IPAM, and back") {
   CHECK(spec.cluster_subnets["c3"].remote_external_cidr == "10.2.0.0/16");
   CHECK(spec.cluster_subnets["c3"].local_remapped_pod_cidr == "None");
   CHECK(spec.endpoint_mappings.empty());  // in IpamBlocks
-  CHECK(spec.endpoint_block_length == 24);
+  CHECK(spec.endpoint_block_length == 26);
 }
 
 TEST_CASE("the IpamBlock sample decodes to its block's endpoints, and back") {
   auto object = load_sample("ipamblock.yaml");
   auto spec = round_trip<api::IpamBlockSpec>(object, "spec");
-  CHECK(spec.cidr == "10.0.0.0/24");
+  CHECK(spec.cidr == "10.0.0.0/26");
   REQUIRE(spec.endpoint_mappings.count("10.243.0.5") == 1);
   CHECK(spec.endpoint_mappings["10.243.0.5"].ip == "10.0.0.1");
   CHECK(spec.endpoint_mappings["10.243.0.5"].clusters == std::vector<std::string>{"c2"});
