@@ -1,6 +1,7 @@
 #include "agent/node/api_state_source.hpp"
 
 #include <algorithm>
+#include <utility>
 
 #include "shared/fedapi/group.hpp"
 
@@ -24,23 +25,23 @@ std::vector<json> objects(const kube::Informer& informer) {
 ApiNodeStateSource::ApiNodeStateSource(std::shared_ptr<kube::DynamicClient> client,
                                        std::string node_name, std::string tunnel_interface)
     : node_name_(std::move(node_name)), tunnel_interface_(std::move(tunnel_interface)) {
-  // `spec_only`: an update that leaves metadata.generation alone (a status write, such as the
-  // gateway's own report on a NatMapping) changes nothing the datapath uses.
-  auto add = [&](kube::ResourceRef collection, bool spec_only = false) {
+  // A NatMapping's update that leaves metadata.generation alone (a status write, such as the
+  // gateway's own report) changes nothing the datapath uses.
+  auto add = [&](kube::ResourceRef collection, bool nat_mappings = false) {
     informers_.push_back(std::make_unique<kube::Informer>(client, std::move(collection)));
     auto* inf = informers_.back().get();
     inf->add_handlers(
-        {[this](const kube::ObjectPtr&) { bump(); },
-         [this, spec_only](const kube::ObjectPtr& before, const kube::ObjectPtr& now) {
-           if (spec_only && generation_of(*before) == generation_of(*now)) return;
-           bump();
+        {[this, nat_mappings](const kube::ObjectPtr&) { changed(nat_mappings); },
+         [this, nat_mappings](const kube::ObjectPtr& before, const kube::ObjectPtr& now) {
+           if (nat_mappings && generation_of(*before) == generation_of(*now)) return;
+           changed(nat_mappings);
          },
-         [this](const kube::ObjectPtr&) { bump(); }});
+         [this, nat_mappings](const kube::ObjectPtr&) { changed(nat_mappings); }});
     return inf;
   };
   nodes_ = add(kube::ResourceRef{{"", "v1", "nodes"}, "", "", ""});
   peerings_ = add(fedapi::ref(fedapi::kPeering, ""));
-  nat_mappings_ = add(fedapi::ref(fedapi::kNatMapping, ""), /*spec_only=*/true);
+  nat_mappings_ = add(fedapi::ref(fedapi::kNatMapping, ""), /*nat_mappings=*/true);
   // Every ConfigMap of our namespace (a handful): the federation one, and the gateway one the
   // gateway's agent republishes when it is deleted or stale.
   config_ = add(kube::ResourceRef{{"", "v1", "configmaps"}, std::string(kNamespace), "", ""});
@@ -68,25 +69,17 @@ void ApiNodeStateSource::stop() {
   for (auto& inf : informers_) inf->stop();
 }
 
-void ApiNodeStateSource::bump() {
+void ApiNodeStateSource::changed(bool nat_mapping) {
   {
     std::lock_guard lock(mu_);
-    ++version_;
+    (nat_mapping ? changes_.nat_mappings : changes_.others) = true;
   }
-  changed_.notify_all();
   if (on_change_) on_change_();
 }
 
-std::uint64_t ApiNodeStateSource::version() const {
+InputChanges ApiNodeStateSource::take_changes() {
   std::lock_guard lock(mu_);
-  return version_;
-}
-
-std::uint64_t ApiNodeStateSource::wait_for_change(std::uint64_t seen,
-                                                  std::chrono::milliseconds timeout) const {
-  std::unique_lock lock(mu_);
-  changed_.wait_for(lock, timeout, [&] { return version_ != seen; });
-  return version_;
+  return std::exchange(changes_, InputChanges{});
 }
 
 Result<NodeStateInputs> ApiNodeStateSource::inputs() const {

@@ -1,11 +1,11 @@
 #pragma once
 // The node role's NodeStateSource in a federation: informers on this cluster's Nodes, Peerings,
 // NatMappings and the ConfigMaps of kubectl-fed-system (federation, gateway) feed
-// build_node_state() and the gateway tunnel. version() moves on every
-// change so the datapath loop reconciles when an input changed, not on a timer.
+// build_node_state() and the gateway tunnel. on_change() queues a pass on every change, and
+// take_changes() tells the pass what changed, so a NatMapping's change converges the DNAT maps
+// alone (node_runner.cpp).
 
 #include <chrono>
-#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -22,6 +22,12 @@
 namespace fed::federation {
 
 // A NatMapping as the last load() read it: what a pass that converged has applied.
+// What changed in the caches since the last take_changes().
+struct InputChanges {
+  bool nat_mappings = false;  // a NatMapping added, deleted, or its spec changed (generation)
+  bool others = false;        // a Node, Peering or ConfigMap
+};
+
 struct LoadedNatMapping {
   std::int64_t generation = 0;
   std::int64_t entries = 0;
@@ -54,12 +60,15 @@ class ApiNodeStateSource final : public fabric::NodeStateSource {
   // Called (on an informer thread) after every change of an input; set before start().
   void on_change(std::function<void()> callback) { on_change_ = std::move(callback); }
 
-  std::uint64_t version() const;
-  // Returns as soon as version() differs from `seen`, or after `timeout`; the current version.
-  std::uint64_t wait_for_change(std::uint64_t seen, std::chrono::milliseconds timeout) const;
+  // What changed since the previous call, and clears it. A pass takes it before it reads the
+  // caches: a change made meanwhile is in the caches or in the next call, never lost.
+  InputChanges take_changes();
+  // Something the caches do not hold changed (the tunnel prober's verdict): counted among
+  // `others`, so the pass it queues is a full one.
+  void changed_elsewhere() { changed(false); }
 
  private:
-  void bump();
+  void changed(bool nat_mapping);
 
   std::string node_name_;
   std::string tunnel_interface_;
@@ -71,8 +80,7 @@ class ApiNodeStateSource final : public fabric::NodeStateSource {
   // inputs() is const for its callers; the cache only saves work.
   std::unique_ptr<NatMappingParseCache> parsed_nat_ = std::make_unique<NatMappingParseCache>();
   mutable std::mutex mu_;
-  mutable std::condition_variable changed_;
-  std::uint64_t version_ = 0;
+  InputChanges changes_;
   std::map<std::string, LoadedNatMapping> loaded_nat_;
   std::function<void()> on_change_;
 };

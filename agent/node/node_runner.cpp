@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 
 #include <spdlog/spdlog.h>
@@ -14,9 +15,12 @@ namespace fed::federation {
 
 // One pass: the gateway tunnel, then the fabric's datapath (its routes on the gateway go via
 // the tunnel's link), which runs even when the tunnel failed (the rest of the datapath does not
-// depend on it). Tracks readiness: ready after a pass that converged both, not ready while the
-// state is invalid or the kernel refuses. Failures and the recovery after them also become
-// Events on the Node, where `kubectl describe node` shows them.
+// depend on it). When only NatMappings changed since a pass that converged everything, the pass
+// is the DNAT maps' transaction alone: the mappings decide nothing else, and a mapping then goes
+// live without waiting for the tunnel's and the datapath's kernel reads (docs/DATAPATH.md). A
+// full pass stays due one resync period after the last one. Tracks readiness: ready after a pass
+// that converged, not ready while the state is invalid or the kernel refuses. Failures and the
+// recovery after them also become Events on the Node, where `kubectl describe node` shows them.
 class NodeRunner::ReadyTracking final : public kube::Reconciler {
  public:
   ReadyTracking(GatewayTunnel& tunnel, fabric::NodeReconciler& inner, ApiNodeStateSource& source,
@@ -31,25 +35,54 @@ class NodeRunner::ReadyTracking final : public kube::Reconciler {
         ready_(ready) {}
 
   Result<kube::Requeue> reconcile(const kube::Request& request) override {
+    const auto changes = source_.take_changes();
+    const auto now = std::chrono::steady_clock::now();
+    if (ready_ && changes.nat_mappings && !changes.others && !tunnel_.handshake_pending() &&
+        now < full_due_) {
+      auto mapped = inner_.reconcile_mappings();
+      if (mapped) nat_status_.applied(source_.loaded_nat_mappings(), clock::now());
+      return finish(mapped ? Result<kube::Requeue>(kube::Requeue{until(full_due_, now)})
+                           : Unexpected(mapped.error()));
+    }
+    return finish(full_pass(request, now));
+  }
+
+ private:
+  using clock = std::chrono::system_clock;
+
+  static std::chrono::milliseconds until(std::chrono::steady_clock::time_point due,
+                                         std::chrono::steady_clock::time_point now) {
+    return std::max(std::chrono::milliseconds(1),
+                    std::chrono::ceil<std::chrono::milliseconds>(due - now));
+  }
+
+  Result<kube::Requeue> full_pass(const kube::Request& request,
+                                  std::chrono::steady_clock::time_point now) {
     Status tunnel = ok();
     // Without inputs (no federation ConfigMap yet) the fabric's pass reports why.
     if (auto in = source_.inputs()) tunnel = tunnel_.reconcile(*in);
     auto r = inner_.reconcile(request);
-    // The nat table is the pass's last step: its commit is now.
-    if (r) nat_status_.applied(source_.loaded_nat_mappings(), std::chrono::system_clock::now());
+    // The nat chains are the pass's last step: its commits are done.
+    if (r) nat_status_.applied(source_.loaded_nat_mappings(), clock::now());
     if (!tunnel) {
       r = r ? Unexpected(tunnel.error())
             : Unexpected(
                   Error(r.error().code(), tunnel.error().message() + "; " + r.error().message()));
     }
-    ready_ = r.has_value();
+    if (!r) return r;
+    full_due_ = now + r->after;
     // A peer waiting for its first handshake: `join --wait` is waiting for us to report it.
-    if (r && tunnel_.handshake_pending() &&
+    if (tunnel_.handshake_pending() &&
         (r->after.count() == 0 || r->after > std::chrono::seconds(1))) {
       r->after = std::chrono::seconds(1);
     }
+    for (const auto& why : source_.pending()) spdlog::info("datapath: pending: {}", why);
+    return r;
+  }
+
+  Result<kube::Requeue> finish(Result<kube::Requeue> r) {
+    ready_ = r.has_value();
     if (r) {
-      for (const auto& why : source_.pending()) spdlog::info("datapath: pending: {}", why);
       if (failing_) {
         events_.record(node_, kube::EventType::Normal, "DatapathConverged",
                        "the federation datapath converged again");
@@ -76,7 +109,9 @@ class NodeRunner::ReadyTracking final : public kube::Reconciler {
   NatMappingStatusReporter& nat_status_;
   const kube::InvolvedObject node_;
   std::atomic<bool>& ready_;
-  bool failing_ = false;  // one worker: no lock needed
+  // One worker: no lock needed.
+  bool failing_ = false;
+  std::chrono::steady_clock::time_point full_due_;  // the next full pass, at the latest
 };
 
 std::string resolve_node_name(const std::string& flag) {
@@ -112,11 +147,11 @@ Status NodeRunner::start(const agent::RoleContext& ctx) {
   tunnel_reconciler_ =
       std::make_unique<tunnel::TunnelReconciler>(tunnel::TunnelDeps{*links_, *wireguard_});
   gateway_api_ = std::make_unique<KubeGatewayApi>(*client_);
-  // A verdict change is reported at once: the host withdraws a lost member's pods from its
-  // Services on it (docs/DATAPATH.md "A member lost").
+  // A verdict change is reported at once, by a full pass: the host withdraws a lost member's
+  // pods from its Services on it (docs/DATAPATH.md "A member lost").
   const kube::Request key{"", node};
   prober_ = std::make_unique<TunnelProber>(tunnel::ProbeTiming{},
-                                           [this, key] { controller_->queue().add(key); });
+                                           [this] { source_->changed_elsewhere(); });
   tunnel_ = std::make_unique<GatewayTunnel>(
       GatewayTunnelDeps{*tunnel_reconciler_, *links_, *gateway_api_, {}, prober_.get()},
       options_.tunnel);
@@ -130,8 +165,8 @@ Status NodeRunner::start(const agent::RoleContext& ctx) {
   copts.name = "datapath";
   copts.workers = 1;  // one kernel, one writer
   controller_ = std::make_unique<kube::Controller>(*tracking_, std::move(copts));
-  FED_TRY(prober_->start());  // after controller_ is set: its verdicts queue passes
   source_->on_change([this, key] { controller_->queue().add(key); });
+  FED_TRY(prober_->start());  // after on_change: its verdicts queue full passes
   FED_TRY(source_->start(std::chrono::minutes(2)));
   FED_TRY(nat_status_->start());
   FED_TRY(controller_->start());

@@ -18,10 +18,11 @@ namespace fed::fabric {
 
 // What the agent owns after a pass.
 struct OwnedCounts {
-  std::size_t nat_rules = 0;
+  std::size_t nat_rules = 0;  // the maps' rules included
   std::size_t routes = 0;
   std::size_t policy_rules = 0;
   std::size_t dnat_entries = 0;
+  std::size_t dnat_rules = 0;  // of nat_rules
 };
 
 class DatapathMetrics final {

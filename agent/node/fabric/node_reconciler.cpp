@@ -21,19 +21,46 @@ NodeReconciler::NodeReconciler(DatapathDeps deps, NodeStateSource& source, Datap
 
 Result<kube::Requeue> NodeReconciler::reconcile(const kube::Request& /*request*/) {
   auto start = std::chrono::steady_clock::now();
-  OwnedCounts owned;
   Status outcome = ok();
   auto state = source_.load();
   if (!state) {
     outcome = Unexpected(state.error());
   } else {
+    OwnedCounts owned;
     outcome = converge(*state, &owned);
+    owned_ = owned;
   }
   if (metrics_ != nullptr) {
-    metrics_->record_pass(std::chrono::steady_clock::now() - start, owned, outcome);
+    metrics_->record_pass(std::chrono::steady_clock::now() - start, owned_, outcome);
   }
   if (!outcome) return Unexpected(outcome.error());
   return kube::Requeue{resync_, false};
+}
+
+Status NodeReconciler::reconcile_mappings() {
+  auto start = std::chrono::steady_clock::now();
+  auto state = source_.load();
+  Status outcome = state ? converge_dnat(*state, owned_) : Unexpected(state.error());
+  if (metrics_ != nullptr) {
+    metrics_->record_pass(std::chrono::steady_clock::now() - start, owned_, outcome);
+  }
+  return outcome;
+}
+
+Status NodeReconciler::converge_dnat(const NodeNetworkState& state, OwnedCounts& owned) {
+  auto dnat = desired_dnat(state);
+  // What the maps are to hold; the nat chains' count holds the maps' rules too.
+  owned.nat_rules = owned.nat_rules - owned.dnat_rules + dnat.rules.size();
+  owned.dnat_rules = dnat.rules.size();
+  owned.dnat_entries = entry_count(dnat);
+  auto mapped = dnat_.converge(std::move(dnat));
+  if (!mapped) return Unexpected(mapped.error());
+  if (!mapped->empty()) {
+    spdlog::debug("datapath: DNAT maps committed: +maps={} -maps={} +entries={} -entries={}{}",
+                  mapped->create_maps.size(), mapped->delete_maps.size(), mapped->added(),
+                  mapped->removed(), mapped->rewrite_rules ? " (rules rewritten)" : "");
+  }
+  return ok();
 }
 
 Status NodeReconciler::converge(const NodeNetworkState& state, OwnedCounts* owned) {
@@ -82,17 +109,8 @@ Status NodeReconciler::converge(const NodeNetworkState& state, OwnedCounts* owne
 
   // The maps before the nat chains: an upgrade from the legacy FED-MAP- chains has its mappings
   // in nftables before the chains holding them go.
-  auto dnat = desired_dnat(state);
-  const std::size_t dnat_entries = entry_count(dnat);
-  const std::size_t dnat_rules = dnat.rules.size();
-  auto mapped = dnat_.converge(std::move(dnat));
-  if (!mapped) {
-    errors.add(mapped.error());
-  } else if (!mapped->empty()) {
-    spdlog::debug("datapath: DNAT maps committed: +maps={} -maps={} +entries={} -entries={}{}",
-                  mapped->create_maps.size(), mapped->delete_maps.size(), mapped->added(),
-                  mapped->removed(), mapped->rewrite_rules ? " (rules rewritten)" : "");
-  }
+  OwnedCounts counts;
+  errors.add(converge_dnat(state, counts));
 
   auto nat = desired_nat(state);
   auto applied = deps_.nat.transact(
@@ -110,8 +128,8 @@ Status NodeReconciler::converge(const NodeNetworkState& state, OwnedCounts* owne
   }
 
   if (owned != nullptr) {
-    *owned = OwnedCounts{rule_count(nat) + dnat_rules, desired.routes.size(), desired.rules.size(),
-                         dnat_entries};
+    *owned = OwnedCounts{rule_count(nat) + counts.dnat_rules, desired.routes.size(),
+                         desired.rules.size(), counts.dnat_entries, counts.dnat_rules};
   }
   return errors.result("node " + state.node_name + " datapath");
 }

@@ -39,13 +39,22 @@ class NodeReconciler final : public kube::Reconciler {
   // Converges the kernel to `state` (without loading); what reconcile() does after loading.
   Status converge(const NodeNetworkState& state, OwnedCounts* owned = nullptr);
 
+  // A pass over the DNAT maps alone, for a change of the endpoint mappings only: they decide
+  // nothing else, so the overlay, the routes and the nat chains wait for the next full pass.
+  // One transaction that commits the change is then the whole pass.
+  Status reconcile_mappings();
+
  private:
+  // The DNAT part of a pass; `owned` gets its entries and rules.
+  Status converge_dnat(const NodeNetworkState& state, OwnedCounts& owned);
+
   DatapathDeps deps_;
   NodeStateSource& source_;
   DatapathConfig config_;
   std::chrono::milliseconds resync_;
   DatapathMetrics* metrics_;
   DnatSync dnat_;
+  OwnedCounts owned_;  // after the last pass; one worker, no lock
 };
 
 }  // namespace fed::fabric
