@@ -1,20 +1,31 @@
 #include "agent/node/fabric/dnat_plan.hpp"
 
+#include <vector>
+
 #include "agent/node/fabric/chain_names.hpp"
 
 namespace fed::fabric {
 namespace {
 
+// One walk over both, each sorted by external address.
 os::DnatChanges::Elements diff_entries(const std::string& map, const os::DnatEntries& want,
                                        const os::DnatEntries& have) {
   os::DnatChanges::Elements e{map, {}, {}};
-  for (const auto& [external, endpoint] : have) {
-    auto it = want.find(external);
-    if (it == want.end() || it->second != endpoint) e.remove.push_back(external);
-  }
-  for (const auto& [external, endpoint] : want) {
-    auto it = have.find(external);
-    if (it == have.end() || it->second != endpoint) e.add.emplace_back(external, endpoint);
+  auto w = want.begin();
+  auto h = have.begin();
+  while (w != want.end() || h != have.end()) {
+    if (h == have.end() || (w != want.end() && w->first < h->first)) {
+      e.add.push_back(*w++);
+    } else if (w == want.end() || h->first < w->first) {
+      e.remove.push_back((h++)->first);
+    } else {
+      if (w->second != h->second) {  // a changed endpoint: removed, then added
+        e.remove.push_back(h->first);
+        e.add.push_back(*w);
+      }
+      ++w;
+      ++h;
+    }
   }
   return e;
 }
@@ -27,9 +38,12 @@ os::DnatState desired_dnat(const NodeNetworkState& state) {
   for (const auto& p : state.peers) {
     if (p.nat_mappings.empty()) continue;
     std::string name = mapping_map(p.cluster_id);
-    auto& entries = out.maps[name];
+    std::vector<os::DnatEntries::value_type> entries;
     entries.reserve(p.nat_mappings.size());
-    for (const auto& m : p.nat_mappings) entries.emplace(m.external_ip.value, m.endpoint_ip.value);
+    for (const auto& m : p.nat_mappings) {
+      entries.emplace_back(m.external_ip.value, m.endpoint_ip.value);
+    }
+    out.maps[name] = os::DnatEntries::from(std::move(entries));  // in order already, as a rule
     out.rules.push_back(os::DnatRule{std::move(name), p.pod_cidr, state.external_view_of(p)});
   }
   if (!out.maps.empty()) out.table = out.chain_ok = true;

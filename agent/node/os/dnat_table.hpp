@@ -15,10 +15,10 @@
 #include <map>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
+#include "agent/node/os/dnat_entries.hpp"
 #include "agent/node/os/net.hpp"
 #include "shared/result/result.hpp"
 
@@ -29,9 +29,6 @@ inline constexpr std::string_view kDnatChain = "prerouting";
 // Before iptables' nat PREROUTING (priority dstnat, -100): a mapped connection is translated
 // here and the legacy nat chains never see it.
 inline constexpr int kDnatChainPriority = -101;
-
-// External address -> endpoint, both in host order.
-using DnatEntries = std::unordered_map<std::uint32_t, std::uint32_t>;
 
 // The chain's rule for one map: `ip saddr <src> ip daddr <dst> dnat to ip daddr map @<map>`.
 // A rule the agent does not recognise reads back with an empty `map`.

@@ -87,13 +87,15 @@ bool parse_map(const json& map, DnatEntries& entries) {
   if (map.value("type", json()) != "ipv4_addr" || map.value("map", json()) != "ipv4_addr") {
     return false;
   }
+  std::vector<DnatEntries::value_type> read;
   for (const auto& e : map.value("elem", json::array())) {
     if (!e.is_array() || e.size() != 2 || !e[0].is_string() || !e[1].is_string()) return false;
     auto k = Ipv4::parse(e[0].get<std::string>());
     auto v = Ipv4::parse(e[1].get<std::string>());
     if (!k || !v) return false;
-    entries[k->value] = v->value;
+    read.emplace_back(k->value, v->value);
   }
+  entries = DnatEntries::from(std::move(read));
   return true;
 }
 

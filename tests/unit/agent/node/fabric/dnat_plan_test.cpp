@@ -156,3 +156,38 @@ TEST_CASE("a table holding something else is rebuilt; a failed transaction makes
   CHECK(t.state == desired_dnat(st));
   CHECK(t.reads == 2);
 }
+
+TEST_CASE("map entries: any order in, sorted by external address, the first of a duplicate kept") {
+  auto e = fed::os::DnatEntries::from({{30, 3}, {10, 1}, {20, 2}, {10, 9}});
+  REQUIRE(e.size() == 3);
+  CHECK(e.begin()->first == 10);
+  CHECK(e.at(10) == 1);
+  CHECK_FALSE(e.contains(15));
+  CHECK(e.emplace(15, 5).second);
+  CHECK_FALSE(e.emplace(15, 6).second);  // taken: left as it was
+  CHECK(e.at(15) == 5);
+  CHECK(e.erase(20) == 1);
+  CHECK(e.erase(20) == 0);
+  CHECK(e == fed::os::DnatEntries{{15, 5}, {30, 3}, {10, 1}});
+  CHECK_THROWS_AS(static_cast<void>(e.at(20)), std::out_of_range);
+}
+
+TEST_CASE("one pass with entries added, removed and moved at both ends and between") {
+  testing::FakeDnatTable t;
+  DnatSync sync(t, kNoVerify);
+  auto st = gateway_with_mappings(6);  // 192.168.0.1+i -> i
+  REQUIRE(sync.converge(desired_dnat(st)));
+  auto& m = st.peers[0].nat_mappings;
+  m.erase(m.begin());                                            // the first gone
+  m.erase(m.begin() + 2);                                        // one between gone
+  m.back().endpoint_ip = Ipv4{77};                               // the last moved
+  m.insert(m.begin(), NatMapping{Ipv4{0xC0A80000u}, Ipv4{50}});  // a new first
+  m.push_back(NatMapping{Ipv4{0xC0A80001u + 9}, Ipv4{51}});      // a new last
+  auto ch = sync.converge(desired_dnat(st));
+  REQUIRE(ch);
+  CHECK(ch->added() == 3);
+  CHECK(ch->removed() == 3);
+  CHECK(t.state == desired_dnat(st));
+  CHECK(t.state.maps.at(mapping_map("b")).at(0xC0A80001u + 5) == 77);
+  CHECK(entry_count(t.state) == 6);
+}
