@@ -28,6 +28,15 @@ struct InputChanges {
   bool others = false;        // a Node, Peering or ConfigMap
 };
 
+// Whether the pass after `changes` may be the DNAT maps' transaction alone (node_runner.cpp):
+// only NatMappings changed, the last pass converged everything, no tunnel waits for its first
+// handshake (the full pass reports it) and no full pass is due (the resync).
+inline bool mappings_only_pass(const InputChanges& changes, bool converged, bool handshake_pending,
+                               bool full_pass_due) {
+  return changes.nat_mappings && !changes.others && converged && !handshake_pending &&
+         !full_pass_due;
+}
+
 struct LoadedNatMapping {
   std::int64_t generation = 0;
   std::int64_t entries = 0;

@@ -37,8 +37,7 @@ class NodeRunner::ReadyTracking final : public kube::Reconciler {
   Result<kube::Requeue> reconcile(const kube::Request& request) override {
     const auto changes = source_.take_changes();
     const auto now = std::chrono::steady_clock::now();
-    if (ready_ && changes.nat_mappings && !changes.others && !tunnel_.handshake_pending() &&
-        now < full_due_) {
+    if (mappings_only_pass(changes, ready_, tunnel_.handshake_pending(), now >= full_due_)) {
       auto mapped = inner_.reconcile_mappings();
       if (mapped) nat_status_.applied(source_.loaded_nat_mappings(), clock::now());
       return finish(mapped ? Result<kube::Requeue>(kube::Requeue{until(full_due_, now)})
