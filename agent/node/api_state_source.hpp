@@ -21,7 +21,6 @@
 
 namespace fed::federation {
 
-// A NatMapping as the last load() read it: what a pass that converged has applied.
 // What changed in the caches since the last take_changes().
 struct InputChanges {
   bool nat_mappings = false;  // a NatMapping added, deleted, or its spec changed (generation)
@@ -37,6 +36,7 @@ inline bool mappings_only_pass(const InputChanges& changes, bool converged, bool
          !full_pass_due;
 }
 
+// A NatMapping as the last load() read it: what a pass that converged has applied.
 struct LoadedNatMapping {
   std::int64_t generation = 0;
   std::int64_t entries = 0;

@@ -13,6 +13,7 @@ ROUNDS: one line per round, "CREATE_US SHARD APPLIED_TIME": the time just before
 Prints p50/p99 of each figure, and one line per round missing from the log.
 """
 import bisect
+import itertools
 import json
 import sys
 from datetime import datetime
@@ -48,7 +49,8 @@ def audit_writes(paths):
 
 def first(writes, after, resource, name=None):
     """(received, done) of the first write of RESOURCE (NAME) received at or after AFTER."""
-    for received, done, res, n in writes[bisect.bisect_left(writes, (after,)):]:
+    start = bisect.bisect_left(writes, (after,))
+    for received, done, res, n in itertools.islice(writes, start, None):
         if res == resource and (name is None or n == name):
             return received, done
     return None, None
